@@ -121,7 +121,7 @@ def _can_take_table() -> list[list[tuple[bool, ...]]]:
         for value in range(7):
             row = []
             for code in range(-1, _N_CODES - 1):
-                if code == EMPTY or code == UNKNOWN:
+                if code in (EMPTY, UNKNOWN):
                     ok = False
                 elif code < UNKNOWN or code >= MUTANT:
                     ok = True
