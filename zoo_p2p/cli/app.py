@@ -1,0 +1,54 @@
+"""The ``zoo`` command: thin typer commands over library modules (imports stay lazy for speed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Apocalypse at the Zoo of Carson City, peer to peer: no server, no trusted dealer.",
+)
+
+
+@app.command()
+def play(
+    bots: Annotated[int, typer.Option("--bots", "-b", min=1, max=3, help="Bot opponents (1-3).")] = 1,
+    level: Annotated[
+        str, typer.Option("--level", "-l", help="Bot level: random, greedy or hard.")
+    ] = "greedy",
+    local: Annotated[
+        bool, typer.Option("--local", help="Play in this process, no network (no peers, no log).")
+    ] = False,
+    hotseat: Annotated[
+        int, typer.Option("--hotseat", min=0, max=4, help="With --local: N humans share this terminal, no bots.")
+    ] = 0,
+    team: Annotated[str | None, typer.Option("--team", "-t", help="Your team: yellow, blue, green, red.")] = None,
+    variant: Annotated[str, typer.Option("--variant", help="standard or general (no mutants).")] = "standard",
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed for a reproducible local deal.")] = None,
+    log: Annotated[Path | None, typer.Option("--log", help="Where to save the game log.")] = None,
+    name: Annotated[str, typer.Option("--name", help="Your name at the table.")] = "you",
+) -> None:
+    """Play against 1-3 bots (each a real peer over loopback); --local for a network-free game."""
+    if local or hotseat:
+        from zoo_p2p.cli.local import play_local
+
+        play_local(bots=bots, level=level, hotseat=hotseat, team=team, variant=variant, seed=seed)
+        return
+    from zoo_p2p.cli import netcmds
+
+    netcmds.play_command(
+        bots=bots, level=level, team=team, variant=variant, log=log, name=name
+    )
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()
