@@ -36,3 +36,25 @@ class LogError(ZooError):
         super().__init__(reason if index is None else f"entry {index}: {reason}")
         self.reason = reason
         self.index = index
+
+
+class CheatError(RemoteProtocolError):
+    """A peer signed something provably wrong (bad reveal, fork, non-permutation): the game stops.
+
+    `evidence` holds the signed entries that prove it (the offending one first).
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        entry: bytes | None = None,
+        seat: int | None = None,
+        evidence: tuple[bytes, ...] = (),
+    ) -> None:
+        super().__init__(reason, entry=entry, seat=seat)
+        self.evidence = evidence
+
+
+class IdentityError(ZooError):
+    """The local identity key file is missing, unreadable, malformed or too widely readable."""

@@ -1,0 +1,706 @@
+"""The session state machine (sans-I/O, h11 style): entry bytes in, events and entry bytes out.
+
+One `Session` per seat (or per observer/auditor). It holds the log, knows at every point which
+seat holds the floor and which entry kind is allowed (PROTOCOL.md §5), validates every incoming
+entry (signature first, then seq, prev, floor, body), feeds the public rules `State` only what has
+been revealed, and produces automatically every entry the local seat owes (commit, reveals, seed,
+result). Moves are the only entries a human or bot decides: `Session.move`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from zoo_p2p.errors import CheatError, IllegalMoveError, LocalProtocolError, RemoteProtocolError
+from zoo_p2p.protocol.crypto import public_key_bytes, public_key_from_bytes, sha256
+from zoo_p2p.protocol.deal import (
+    COMMIT_SIZE,
+    DEAL_TABLE,
+    NONCE_SIZE,
+    SALT_SIZE,
+    SEED_SIZE,
+    SeatTables,
+    commitment,
+    compose,
+    first_player,
+    mutant_copy,
+    n_tables,
+    nonce_commitment,
+    nonce_from_seed,
+    table_size,
+)
+from zoo_p2p.protocol.encoding import (
+    ZERO_HASH,
+    Entry,
+    Kind,
+    decode_entry,
+    make_entry,
+)
+from zoo_p2p.protocol.events import (
+    CardRevealed,
+    CheatDetected,
+    EntryAccepted,
+    Event,
+    Finished,
+    Floor,
+    GameOver,
+    GameStarted,
+    Gap,
+    MoveApplied,
+    MutantRevealed,
+    ResultSigned,
+    SeatInfo,
+    SeedOpened,
+    SeedsOpened,
+)
+from zoo_p2p.rules import N_SQUARES, Move, Send, State, Step, Team, Variant
+
+MAX_NAME_LEN = 32
+MOVE_SEND = 0
+MOVE_STEP = 1
+
+Question = tuple[int, int]  # (table id, index in the composed table)
+
+
+def encode_move(move: Move) -> list[int]:
+    """A move's body: [0, value, to] for a Send, [1, from, to] for a Step."""
+    if isinstance(move, Send):
+        return [MOVE_SEND, move.value, move.to]
+    return [MOVE_STEP, move.frm, move.to]
+
+
+def decode_move(body: Any) -> Move:
+    """Parse a move body; RemoteProtocolError if it is not [0|1, int, int] in range."""
+    if not (isinstance(body, list) and len(body) == 3 and all(type(x) is int for x in body)):
+        raise RemoteProtocolError("move body is not [kind, a, b]")
+    k, a, b = body
+    if not 0 <= b < N_SQUARES:
+        raise RemoteProtocolError(f"move target square {b} out of range")
+    if k == MOVE_SEND:
+        if a not in (3, 4, 5, 6):
+            raise RemoteProtocolError(f"no character worth {a}")
+        return Send(a, b)
+    if k == MOVE_STEP:
+        if not 0 <= a < N_SQUARES:
+            raise RemoteProtocolError(f"move source square {a} out of range")
+        return Step(a, b)
+    raise RemoteProtocolError(f"unknown move kind {k}")
+
+
+def _is_bin(x: Any, size: int) -> bool:
+    return type(x) is bytes and len(x) == size
+
+
+class Genesis:
+    """The parsed genesis body: nonce, variant, seats, fixed first player (or None)."""
+
+    __slots__ = ("first_player", "nonce", "seats", "variant")
+
+    def __init__(
+        self, nonce: bytes, variant: Variant, seats: tuple[SeatInfo, ...], first: int | None
+    ) -> None:
+        self.nonce = nonce
+        self.variant = variant
+        self.seats = seats
+        self.first_player = first
+
+    def to_body(self) -> list[Any]:
+        """The genesis body as packed: [nonce, variant, [[name, key, team]...], first|nil]."""
+        return [
+            self.nonce,
+            self.variant.value,
+            [[s.name, s.public_key, int(s.team)] for s in self.seats],
+            self.first_player,
+        ]
+
+    @classmethod
+    def from_body(cls, body: Any) -> Genesis:
+        """Validate and parse a genesis body (RemoteProtocolError naming what is wrong)."""
+        if not (isinstance(body, list) and len(body) == 4):
+            raise RemoteProtocolError("genesis body is not [nonce, variant, seats, first]")
+        nonce, variant, seats, first = body
+        if not _is_bin(nonce, NONCE_SIZE):
+            raise RemoteProtocolError("genesis nonce is not 32 bytes")
+        if variant not in ("standard", "general"):
+            raise RemoteProtocolError(f"unknown variant {variant!r}")
+        if not (isinstance(seats, list) and 2 <= len(seats) <= 4):
+            raise RemoteProtocolError("a game has 2 to 4 seats")
+        infos = []
+        for s in seats:
+            if not (isinstance(s, list) and len(s) == 3):
+                raise RemoteProtocolError("a seat is not [name, public_key, team]")
+            name, key, team = s
+            if not (
+                type(name) is str
+                and 1 <= len(name) <= MAX_NAME_LEN
+                and name.isprintable()
+                and name == name.strip()
+            ):
+                raise RemoteProtocolError("a seat name must be 1..32 printable characters")
+            if not _is_bin(key, 32):
+                raise RemoteProtocolError("a seat public key is not 32 bytes")
+            if type(team) is not int or not 0 <= team <= 3:
+                raise RemoteProtocolError("a seat team is not 0..3")
+            infos.append(SeatInfo(name, key, Team(team)))
+        if len({i.team for i in infos}) != len(infos):
+            raise RemoteProtocolError("two seats have the same team")
+        if len({i.public_key for i in infos}) != len(infos):
+            raise RemoteProtocolError("two seats have the same public key")
+        if first is not None and (type(first) is not int or not 0 <= first < len(infos)):
+            raise RemoteProtocolError("genesis first player is not a seat")
+        return cls(nonce, Variant(variant), tuple(infos), first)
+
+
+class Session:
+    """One peer's (or an auditor's) view of one game: the log, the floor and the public state."""
+
+    # ------------------------------------------------------------------ construction
+    @staticmethod
+    def create_genesis(
+        host_key: Ed25519PrivateKey,
+        seats: Sequence[SeatInfo],
+        variant: Variant,
+        first_player: int | None,
+        nonce: bytes,
+    ) -> bytes:
+        """Build and sign the genesis entry (host = seat 0); LocalProtocolError on bad input."""
+        g = Genesis(nonce, Variant(variant), tuple(seats), first_player)
+        body = g.to_body()
+        try:
+            Genesis.from_body(body)
+        except RemoteProtocolError as exc:
+            raise LocalProtocolError(f"bad genesis: {exc.reason}") from None
+        if public_key_bytes(host_key) != seats[0].public_key:
+            raise LocalProtocolError("the host key must be seat 0's key")
+        return make_entry(host_key, 0, ZERO_HASH, 0, Kind.GENESIS, body)
+
+    def __init__(
+        self,
+        genesis: bytes,
+        *,
+        key: Ed25519PrivateKey | None = None,
+        seed: bytes | None = None,
+        nonce: bytes | None = None,
+        tables: SeatTables | None = None,
+    ) -> None:
+        """Start from the genesis entry; with `key` and `seed` we play that key's seat.
+
+        `tables` overrides the seed-derived tables (only tests use it, to play a cheater).
+        """
+        e = decode_entry(genesis)
+        if e.seq != 0 or e.prev != ZERO_HASH or e.seat != 0 or e.kind != Kind.GENESIS:
+            raise RemoteProtocolError(
+                "not a genesis entry (seq 0, zero prev, seat 0)", entry=genesis
+            )
+        g = Genesis.from_body(e.body)
+        try:
+            self._pubs: list[Ed25519PublicKey] = [
+                public_key_from_bytes(s.public_key) for s in g.seats
+            ]
+        except ValueError:
+            raise RemoteProtocolError("a seat public key is invalid", entry=genesis) from None
+        self._verify(e, 0)
+        self.genesis = g
+        self.game_id: bytes = sha256(genesis)
+        self.n: int = len(g.seats)
+        self.variant: Variant = g.variant
+        self._general = g.variant is Variant.GENERAL
+        self._n_tables = n_tables(self._general)
+        self._entries: list[bytes] = [genesis]
+        self._authors: list[int] = [0]
+        self._head: bytes = self.game_id
+        self._floor: Floor | None = Floor(0, Kind.COMMIT)
+        self._stopped: CheatDetected | None = None
+        # commitments: per seat, the nonce commitment and per table the 32-byte-chunk blob
+        self._nonce_commits: list[bytes] = []
+        self._commits: list[list[bytes]] = []
+        self._commit_seq: list[int] = []
+        self._nonces: list[bytes] = []
+        # reveal bookkeeping: per seat, per table, output -> (input, seq of the revealing entry)
+        self._images: list[list[dict[int, tuple[int, int]]]] = [
+            [{} for _ in range(self._n_tables)] for _ in range(self.n)
+        ]
+        self._questions: list[Question] = []
+        self._inputs: list[int] = []
+        self._needs_seat: int = 0
+        self.known_tokens: dict[int, int] = {}
+        self.mutant_reveals: dict[tuple[int, int], bool] = {}  # (value, copy) -> is_mutant
+        self.first_seat: int | None = None
+        self.state: State | None = None
+        self.final_scores: tuple[int, ...] | None = None
+        self.opened_deal: SeedsOpened | None = None
+        self._seeds: list[bytes] = []
+        self._seat_tables: list[SeatTables] = []
+        self.finished: bool = False
+        # local seat
+        self.seat: int | None = None
+        self._tables: SeatTables | None = None
+        self._my_commits: list[bytes] = []
+        self._seed: bytes | None = None
+        self._nonce: bytes | None = None
+        self._key = key
+        if key is not None:
+            pk = public_key_bytes(key)
+            mine = [i for i, s in enumerate(g.seats) if s.public_key == pk]
+            if not mine:
+                raise LocalProtocolError("our key is not one of the seats of this game")
+            if seed is None or len(seed) != SEED_SIZE:
+                raise LocalProtocolError("a playing seat needs a 32-byte secret seed")
+            self.seat = mine[0]
+            self._seed = seed
+            self._tables = tables or SeatTables.from_seed(seed, general=self._general)
+            self._my_commits = self._tables.commitments(self.game_id, self.seat)
+            self._nonce = nonce if nonce is not None else nonce_from_seed(seed)
+            if len(self._nonce) != NONCE_SIZE:
+                raise LocalProtocolError("the first-player nonce must be 32 bytes")
+
+    # ------------------------------------------------------------------ public surface
+    @property
+    def seats(self) -> tuple[SeatInfo, ...]:
+        """The seats as the genesis lists them."""
+        return self.genesis.seats
+
+    @property
+    def floor(self) -> Floor | None:
+        """Who may speak next and with which kind (None when finished or stopped)."""
+        return None if self._stopped is not None else self._floor
+
+    @property
+    def entries(self) -> list[bytes]:
+        """A copy of the log: every accepted entry, genesis first."""
+        return list(self._entries)
+
+    @property
+    def stopped(self) -> CheatDetected | None:
+        """The cheat that stopped this session, or None."""
+        return self._stopped
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def receive(self, raw: bytes) -> list[Event]:
+        """Validate one entry from a peer and append it; return the events it caused.
+
+        Returns [] for an exact duplicate of a held entry and [Gap(n)] for an entry from the
+        future (not appended). Raises RemoteProtocolError (CheatError for provable cheating,
+        which also stops the session) for anything wrong; the entry is then not appended.
+        """
+        if self._stopped is not None:
+            c = self._stopped
+            raise RemoteProtocolError(
+                f"session stopped: seat {c.seat} cheated ({c.reason})", entry=raw, seat=c.seat
+            )
+        try:
+            e = decode_entry(raw)
+        except RemoteProtocolError as exc:
+            entry = raw if isinstance(raw, bytes) else None
+            raise RemoteProtocolError(exc.reason, entry=entry) from None
+        n_held = len(self._entries)
+        if e.seq < n_held and self._entries[e.seq] == e.raw:
+            return []
+        if e.seat >= self.n:
+            raise RemoteProtocolError(f"no seat {e.seat} in this game", entry=e.raw, seat=e.seat)
+        self._verify(e, e.seat)
+        if e.seq < n_held:
+            held = self._entries[e.seq]
+            if e.seq > 0 and self._authors[e.seq] == e.seat:
+                self._cheat(
+                    e, e.seat, f"fork: two different entries signed for seq {e.seq}", (e.raw, held)
+                )
+            what = "another game's genesis" if e.seq == 0 else "a conflicting entry"
+            raise RemoteProtocolError(
+                f"seq {e.seq} is already taken; this is {what}", entry=e.raw, seat=e.seat
+            )
+        if e.seq > n_held:
+            return [Gap(n_held)]
+        return self._accept(e, local=False)
+
+    def take_outgoing(self) -> list[bytes]:
+        """Entries this seat owes right now (commit, reveals, seed, result), already appended."""
+        out: list[bytes] = []
+        if self.seat is None or self._stopped is not None:
+            return out
+        while (
+            self._floor is not None
+            and self._floor.seat == self.seat
+            and self._floor.kind != Kind.MOVE
+        ):
+            raw = make_entry(
+                self._key_or_fail(),
+                len(self._entries),
+                self._head,
+                self.seat,
+                self._floor.kind,
+                self._owed_body(self._floor.kind),
+            )
+            self._accept(decode_entry(raw), local=True)
+            out.append(raw)
+        return out
+
+    def move(self, move: Move) -> bytes:
+        """Play a move for the local seat; returns the entry (already appended) to broadcast."""
+        if self._stopped is not None:
+            raise LocalProtocolError("the session is stopped")
+        f = self._floor
+        if self.seat is None or f is None or f.kind != Kind.MOVE or f.seat != self.seat:
+            raise LocalProtocolError(f"not our turn to move (floor: {f})")
+        raw = make_entry(
+            self._key_or_fail(),
+            len(self._entries),
+            self._head,
+            self.seat,
+            Kind.MOVE,
+            encode_move(move),
+        )
+        self._accept(decode_entry(raw), local=True)
+        return raw
+
+    # ------------------------------------------------------------------ internals
+    def _key_or_fail(self) -> Ed25519PrivateKey:
+        if self._key is None:
+            raise LocalProtocolError("an observer cannot write entries")
+        return self._key
+
+    def _verify(self, e: Entry, seat: int) -> None:
+        try:
+            self._pubs[seat].verify(e.sig, e.payload)
+        except InvalidSignature:
+            raise RemoteProtocolError(
+                f"bad signature for seat {seat}", entry=e.raw, seat=seat
+            ) from None
+
+    def _reject(self, e: Entry, reason: str) -> RemoteProtocolError:
+        return RemoteProtocolError(reason, entry=e.raw, seat=e.seat)
+
+    def _cheat(self, e: Entry, seat: int, reason: str, evidence: tuple[bytes, ...]) -> None:
+        ev = CheatDetected(seat, reason, evidence)
+        self._stopped = ev
+        raise CheatError(
+            f"seat {seat} cheated: {reason}", entry=e.raw, seat=seat, evidence=evidence
+        )
+
+    def _accept(self, e: Entry, *, local: bool) -> list[Event]:
+        """Check an entry at the head of the log (signature already checked), apply, append."""
+        if self._floor is None:
+            raise self._reject(e, "the game is finished: no entry is expected")
+        if e.prev != self._head:
+            raise self._reject(
+                e, "prev_hash does not match the previous entry (another game, or a fork)"
+            )
+        f = self._floor
+        if e.seat != f.seat or e.kind != f.kind:
+            raise self._reject(
+                e,
+                f"out of turn: seat {e.seat} sent {e.kind!r} but the floor is seat {f.seat} "
+                f"for {f.kind!r}",
+            )
+        handler = _HANDLERS[e.kind]
+        events = handler(self, e, local)
+        self._entries.append(e.raw)
+        self._authors.append(e.seat)
+        self._head = sha256(e.raw)
+        events.insert(0, EntryAccepted(e.seq, e.seat, e.kind))
+        return events
+
+    def _next_seat_or(self, seat: int) -> int | None:
+        return seat + 1 if seat + 1 < self.n else None
+
+    # --- commit -------------------------------------------------------------------
+    def _on_commit(self, e: Entry, local: bool) -> list[Event]:
+        b = e.body
+        if not (isinstance(b, list) and len(b) == 2 and _is_bin(b[0], COMMIT_SIZE)):
+            raise self._reject(e, "commit body is not [nonce_commitment, tables]")
+        tables = b[1]
+        if not (isinstance(tables, list) and len(tables) == self._n_tables):
+            raise self._reject(e, f"commit must hold {self._n_tables} tables")
+        for t, blob in enumerate(tables):
+            if not _is_bin(blob, table_size(t) * COMMIT_SIZE):
+                raise self._reject(e, f"commit table {t} has the wrong size")
+        self._nonce_commits.append(b[0])
+        self._commits.append(list(tables))
+        self._commit_seq.append(e.seq)
+        nxt = self._next_seat_or(e.seat)
+        if nxt is not None:
+            self._floor = Floor(nxt, Kind.COMMIT)
+        else:
+            self._start_round([(DEAL_TABLE, s) for s in range(N_SQUARES)])
+            self._floor = Floor(0, Kind.OPEN)
+        return []
+
+    # --- reveal chains ---------------------------------------------------------------
+    def _start_round(self, questions: list[Question]) -> None:
+        self._questions = questions
+        self._inputs = [idx for _, idx in questions]
+
+    def _my_links(self) -> list[list[Any]]:
+        assert self._tables is not None
+        return [
+            [self._tables.tables[t][x], self._tables.salts[t][x]]
+            for (t, _), x in zip(self._questions, self._inputs, strict=True)
+        ]
+
+    def _check_links(self, e: Entry, links: Any) -> list[int]:
+        """Check one seat's links of the current round; return the new chain values."""
+        qs = self._questions
+        if not (isinstance(links, list) and len(links) == len(qs)):
+            raise self._reject(e, f"expected {len(qs)} reveal links")
+        seat = e.seat
+        commits = self._commits[seat]
+        images = self._images[seat]
+        outs: list[int] = []
+        fresh: dict[tuple[int, int], int] = {}
+        for (t, _), x, link in zip(qs, self._inputs, links, strict=True):
+            if not (
+                isinstance(link, list)
+                and len(link) == 2
+                and type(link[0]) is int
+                and _is_bin(link[1], SALT_SIZE)
+            ):
+                raise self._reject(e, "a reveal link is not [value, salt]")
+            v, salt = link
+            want = commits[t][x * COMMIT_SIZE : (x + 1) * COMMIT_SIZE]
+            if not 0 <= v <= 255 or commitment(self.game_id, seat, t, x, v, salt) != want:
+                self._cheat(
+                    e,
+                    seat,
+                    f"reveal of table {t} index {x} does not match its commitment",
+                    (e.raw, self._entries[self._commit_seq[seat]]),
+                )
+            if v >= table_size(t):
+                self._cheat(
+                    e,
+                    seat,
+                    f"table {t} maps {x} to {v}: not a permutation",
+                    (e.raw, self._entries[self._commit_seq[seat]]),
+                )
+            prior = images[t].get(v)
+            if (prior is not None and prior[0] != x) or fresh.get((t, v), x) != x:
+                ev: tuple[bytes, ...] = (e.raw,)
+                if prior is not None:
+                    ev += (self._entries[prior[1]],)
+                self._cheat(e, seat, f"table {t} maps two indices to {v}: not a permutation", ev)
+            fresh[(t, v)] = x
+            outs.append(v)
+        return outs
+
+    def _record_links(self, seat: int, seq: int, outs: list[int]) -> None:
+        images = self._images[seat]
+        for (t, _), x, v in zip(self._questions, self._inputs, outs, strict=True):
+            images[t][v] = (x, seq)
+        self._inputs = outs
+
+    def _on_open(self, e: Entry, local: bool) -> list[Event]:
+        b = e.body
+        if not (isinstance(b, list) and len(b) == 2 and _is_bin(b[0], NONCE_SIZE)):
+            raise self._reject(e, "open body is not [nonce, links]")
+        if nonce_commitment(self.game_id, e.seat, b[0]) != self._nonce_commits[e.seat]:
+            self._cheat(
+                e,
+                e.seat,
+                "first-player nonce does not match its commitment",
+                (e.raw, self._entries[self._commit_seq[e.seat]]),
+            )
+        outs = self._check_links(e, b[1])
+        events: list[Event] = []
+        if e.seat + 1 == self.n:
+            tokens = outs
+            top_values = [t // 10 for t in tokens]
+            nonces = [*self._nonces, b[0]]
+            first = self.genesis.first_player
+            if first is None:
+                first = first_player(self.game_id, nonces)
+            try:
+                state = State.new(
+                    [s.team for s in self.seats],
+                    top_values,
+                    variant=self.variant,
+                    first_seat=first,
+                )
+            except ValueError as exc:  # impossible once every link is injective
+                raise self._reject(e, f"the revealed top cards are impossible: {exc}") from None
+            self._record_links(e.seat, e.seq, outs)
+            self._nonces.append(b[0])
+            self.state = state
+            self.first_seat = first
+            for sq, tok in enumerate(tokens):
+                self.known_tokens[sq] = tok
+                events.append(CardRevealed(sq, tok // 10, 1))
+            events.append(GameStarted(first))
+            self._questions = []
+            self._after_turn(events)
+        else:
+            self._record_links(e.seat, e.seq, outs)
+            self._nonces.append(b[0])
+            self._floor = Floor(e.seat + 1, Kind.OPEN)
+        return events
+
+    def _after_turn(self, events: list[Event]) -> None:
+        """Set the floor once a move (and its reveal round) is fully resolved."""
+        st = self.state
+        assert st is not None
+        if st.is_terminal():
+            totals = tuple(s.total for s in st.scores())
+            self.final_scores = totals
+            events.append(GameOver(totals, tuple(st.winners())))
+            self._floor = Floor(0, Kind.SEED)
+        else:
+            self._floor = Floor(st.to_move, Kind.MOVE)
+
+    def _on_move(self, e: Entry, local: bool) -> list[Event]:
+        st = self.state
+        assert st is not None
+        mv = decode_move(e.body)
+        try:
+            st.apply(mv)
+        except IllegalMoveError as exc:
+            if local:
+                raise
+            raise self._reject(e, f"illegal move {mv}: {exc}") from None
+        events: list[Event] = [MoveApplied(e.seat, mv)]
+        needs = st.needs
+        if needs is None:
+            self._after_turn(events)
+            return events
+        qs: list[Question] = []
+        if needs.bottom:
+            qs.append((DEAL_TABLE, N_SQUARES + needs.square))
+        if needs.mutant_value is not None:
+            slot = needs.square if needs.layer == 1 else N_SQUARES + needs.square
+            tok = self.known_tokens[slot]
+            if tok // 10 != needs.mutant_value:  # pragma: no cover - rules/protocol mismatch
+                raise LocalProtocolError("captured card's token does not match its value")
+            qs.append((1 + needs.mutant_value, tok % 10))
+        self._needs_seat = e.seat
+        self._start_round(qs)
+        self._floor = Floor(0, Kind.REVEAL)
+        return events
+
+    def _on_reveal(self, e: Entry, local: bool) -> list[Event]:
+        b = e.body
+        if not (isinstance(b, list) and len(b) == 1):
+            raise self._reject(e, "reveal body is not [links]")
+        outs = self._check_links(e, b[0])
+        if e.seat + 1 < self.n:
+            self._record_links(e.seat, e.seq, outs)
+            self._floor = Floor(e.seat + 1, Kind.REVEAL)
+            return []
+        st = self.state
+        assert st is not None and st.needs is not None
+        needs = st.needs
+        bottom: int | None = None
+        mutant: bool | None = None
+        events: list[Event] = []
+        for (t, _), v in zip(self._questions, outs, strict=True):
+            if t == DEAL_TABLE:
+                bottom = v // 10
+                events.append(CardRevealed(needs.square, bottom, 0))
+            else:
+                mutant = v == 0
+                events.append(MutantRevealed(needs.square, t - 1, mutant, self._needs_seat))
+        try:
+            st.reveal(bottom=bottom, mutant=mutant)
+        except ValueError as exc:  # impossible once every link is injective
+            raise self._reject(e, f"the revealed card is impossible: {exc}") from None
+        for (t, idx), v in zip(self._questions, outs, strict=True):
+            if t == DEAL_TABLE:
+                self.known_tokens[idx] = v
+            else:
+                self.mutant_reveals[(t - 1, idx)] = v == 0
+        self._record_links(e.seat, e.seq, outs)
+        self._questions = []
+        self._after_turn(events)
+        return events
+
+    # --- end ---------------------------------------------------------------------------
+    def _on_seed(self, e: Entry, local: bool) -> list[Event]:
+        b = e.body
+        if not (isinstance(b, list) and len(b) == 1 and _is_bin(b[0], SEED_SIZE)):
+            raise self._reject(e, "seed body is not [seed]")
+        tables = SeatTables.from_seed(b[0], general=self._general)
+        derived = tables.commitments(self.game_id, e.seat)
+        for t, (got, want) in enumerate(zip(derived, self._commits[e.seat], strict=True)):
+            if got != want:
+                bad = next(
+                    i
+                    for i in range(table_size(t))
+                    if got[i * 32 : i * 32 + 32] != want[i * 32 : i * 32 + 32]
+                )
+                self._cheat(
+                    e,
+                    e.seat,
+                    f"opened seed does not match the commitment of table {t} index {bad} "
+                    "(committed tables were not the seed's permutations)",
+                    (e.raw, self._entries[self._commit_seq[e.seat]]),
+                )
+        self._seeds.append(b[0])
+        self._seat_tables.append(tables)
+        events: list[Event] = [SeedOpened(e.seat)]
+        if e.seat + 1 < self.n:
+            self._floor = Floor(e.seat + 1, Kind.SEED)
+            return events
+        deal = compose([st.tables[DEAL_TABLE] for st in self._seat_tables])
+        for slot, tok in self.known_tokens.items():
+            if deal[slot] != tok:  # pragma: no cover - implied by the commitment checks
+                raise self._reject(e, f"slot {slot} revealed {tok} but the seeds give {deal[slot]}")
+        copies: tuple[int, ...] = ()
+        if not self._general:
+            copies = tuple(
+                mutant_copy(compose([st.tables[1 + v] for st in self._seat_tables]))
+                for v in range(4)
+            )
+        self.opened_deal = SeedsOpened(tuple(deal), copies)
+        events.append(self.opened_deal)
+        self._floor = Floor(0, Kind.RESULT)
+        return events
+
+    def _on_result(self, e: Entry, local: bool) -> list[Event]:
+        b = e.body
+        if not (
+            isinstance(b, list)
+            and len(b) == 1
+            and isinstance(b[0], list)
+            and all(type(x) is int for x in b[0])
+        ):
+            raise self._reject(e, "result body is not [[total, ...]]")
+        totals = tuple(b[0])
+        if totals != self.final_scores:
+            raise self._reject(e, f"signed result {totals} differs from scores {self.final_scores}")
+        events: list[Event] = [ResultSigned(e.seat, totals)]
+        if e.seat + 1 < self.n:
+            self._floor = Floor(e.seat + 1, Kind.RESULT)
+        else:
+            self._floor = None
+            self.finished = True
+            events.append(Finished(totals))
+        return events
+
+    def _owed_body(self, kind: str) -> Any:
+        assert self._tables is not None and self._nonce is not None and self._seed is not None
+        assert self.seat is not None
+        if kind == Kind.COMMIT:
+            return [nonce_commitment(self.game_id, self.seat, self._nonce), self._my_commits]
+        if kind == Kind.OPEN:
+            return [self._nonce, self._my_links()]
+        if kind == Kind.REVEAL:
+            return [self._my_links()]
+        if kind == Kind.SEED:
+            return [self._seed]
+        if kind == Kind.RESULT:
+            return [list(self.final_scores or ())]
+        raise LocalProtocolError(f"nothing automatic to send for {kind!r}")  # pragma: no cover
+
+
+_HANDLERS = {
+    Kind.COMMIT: Session._on_commit,
+    Kind.OPEN: Session._on_open,
+    Kind.MOVE: Session._on_move,
+    Kind.REVEAL: Session._on_reveal,
+    Kind.SEED: Session._on_seed,
+    Kind.RESULT: Session._on_result,
+}
+
+__all__ = ["Genesis", "Session", "decode_move", "encode_move"]
