@@ -7,6 +7,10 @@ from typing import Annotated
 
 import typer
 
+LEVEL_HELP = "Bot level: random, greedy or hard."
+TEAM_HELP = "Your team: yellow, blue, green or red."
+VARIANT_HELP = "standard, or general (no mutants)."
+
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
@@ -16,19 +20,19 @@ app = typer.Typer(
 
 @app.command()
 def play(
-    bots: Annotated[int, typer.Option("--bots", "-b", min=1, max=3, help="Bot opponents (1-3).")] = 1,
-    level: Annotated[
-        str, typer.Option("--level", "-l", help="Bot level: random, greedy or hard.")
-    ] = "greedy",
+    bots: Annotated[int, typer.Option("--bots", "-b", min=1, max=3, help="Bot opponents.")] = 1,
+    level: Annotated[str, typer.Option("--level", "-l", help=LEVEL_HELP)] = "greedy",
     local: Annotated[
-        bool, typer.Option("--local", help="Play in this process, no network (no peers, no log).")
+        bool, typer.Option("--local", help="Play in this process: no network, no peers, no log.")
     ] = False,
     hotseat: Annotated[
-        int, typer.Option("--hotseat", min=0, max=4, help="With --local: N humans share this terminal, no bots.")
+        int, typer.Option("--hotseat", min=0, max=4, help="N humans share this terminal (local).")
     ] = 0,
-    team: Annotated[str | None, typer.Option("--team", "-t", help="Your team: yellow, blue, green, red.")] = None,
-    variant: Annotated[str, typer.Option("--variant", help="standard or general (no mutants).")] = "standard",
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed for a reproducible local deal.")] = None,
+    team: Annotated[str | None, typer.Option("--team", "-t", help=TEAM_HELP)] = None,
+    variant: Annotated[str, typer.Option("--variant", help=VARIANT_HELP)] = "standard",
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Seed a reproducible local deal.")
+    ] = None,
     log: Annotated[Path | None, typer.Option("--log", help="Where to save the game log.")] = None,
     name: Annotated[str, typer.Option("--name", help="Your name at the table.")] = "you",
 ) -> None:
@@ -40,9 +44,7 @@ def play(
         return
     from zoo_p2p.cli import netcmds
 
-    netcmds.play_command(
-        bots=bots, level=level, team=team, variant=variant, log=log, name=name
-    )
+    netcmds.play_command(bots=bots, level=level, team=team, variant=variant, log=log, name=name)
 
 
 def main() -> None:

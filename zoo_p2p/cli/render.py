@@ -1,0 +1,203 @@
+"""Rich rendering of the board, the players, reveals and the final breakdown (fits 80x24)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from zoo_p2p.rules import Card, Move, Send, State, Step, Team, square_name
+from zoo_p2p.rules.board import COLUMNS, SIZE
+
+ZOO_STYLE = {0: "bright_black", 1: "bright_red", 2: "red", 3: "bold red", 4: "bold bright_green"}
+ZOO_WORD = {0: "empty place", 1: "1 zombie", 2: "2 zombies", 3: "3 zombies", 4: "animal"}
+
+LEGEND = (
+    "cells: top card / what lies under it — [b]3 ?[/b] a 3 over a hidden card, "
+    "[b]Y5 2[/b] Yellow's 5 on a 2, [b]M4[/b] a mutant (was a 4), [b]·[/b] empty"
+)
+
+
+def team_text(team: Team, text: str | None = None) -> Text:
+    """A team's name (or ``text``) in the team colour."""
+    return Text(text if text is not None else team.label, style=f"bold {team.colour}")
+
+
+def seat_label(state: State, seat: int, names: Sequence[str] | None = None) -> Text:
+    """'name (Team)' in the seat's colour."""
+    team = state.teams[seat]
+    if names:
+        return team_text(team, f"{names[seat]} ({team.label})")
+    return team_text(team)
+
+
+def _card_text(state: State, card: Card) -> Text:
+    if card.kind == "zoo":
+        assert card.value is not None
+        return Text(str(card.value), style=ZOO_STYLE[card.value])
+    if card.kind == "character":
+        assert card.seat is not None
+        team = state.teams[card.seat]
+        return Text(f"{team.name[0]}{card.value}", style=f"bold reverse {team.colour}")
+    if card.kind == "mutant":
+        return Text(f"M{card.value}", style="bold magenta reverse")
+    if card.kind == "unknown":
+        return Text("?", style="bright_black")
+    return Text("·", style="bright_black")
+
+
+def cell_text(state: State, sq: int) -> Text:
+    """The text of one square: its top card, then what lies under it."""
+    top = state.top(sq)
+    under = state.under(sq)
+    t = _card_text(state, top)
+    if under.kind != "empty":
+        t.append(" ")
+        t.append_text(_card_text(state, under))
+    return t
+
+
+def render_grid(state: State, highlight: Sequence[int] = ()) -> Table:
+    """The 5x5 zoo with column letters and row numbers."""
+    grid = Table(box=box.SQUARE, show_header=True, padding=(0, 1), header_style="bold")
+    grid.add_column("", justify="right", style="bold")
+    for col in COLUMNS:
+        grid.add_column(col, justify="center", min_width=5)
+    for r in range(SIZE):
+        cells: list[RenderableType] = [str(r + 1)]
+        for c in range(SIZE):
+            sq = r * SIZE + c
+            t = cell_text(state, sq)
+            if sq in highlight:
+                t.stylize("underline")
+            cells.append(t)
+        grid.add_row(*cells)
+    return grid
+
+
+def render_players(
+    state: State, names: Sequence[str] | None = None, me: int | None = None
+) -> Table:
+    """One row per seat: hand, captures, running score; an arrow marks the seat to move."""
+    t = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False)
+    t.add_column("")
+    t.add_column("player")
+    t.add_column("hand")
+    t.add_column("zoo", justify="right")
+    t.add_column("took", justify="right")
+    t.add_column("score", justify="right", style="bold")
+    scores = state.scores()
+    over = state.is_terminal()
+    for seat in range(state.n_seats):
+        mark = "▶" if (not over and state.needs is None and seat == state.to_move) else ""
+        label = seat_label(state, seat, names)
+        if me == seat:
+            label.append(" *", style="bold")
+        hand = " ".join(str(v) for v in state.hand(seat)) or "-"
+        took = (
+            " ".join(
+                (f"M{v}" if mutant else f"{team.name[0]}{v}")
+                for team, v, mutant in state.captured_characters(seat)
+            )
+            or "-"
+        )
+        zoo = state.captured_zoo(seat)
+        t.add_row(mark, label, hand, f"{sum(zoo)} ({len(zoo)})", took, str(scores[seat].total))
+    return t
+
+
+def render_board(
+    state: State,
+    names: Sequence[str] | None = None,
+    me: int | None = None,
+    last: Move | None = None,
+) -> RenderableType:
+    """The whole table: the zoo, the players, the mutants found so far."""
+    highlight: list[int] = []
+    if isinstance(last, Step):
+        highlight = [last.frm, last.to]
+    elif isinstance(last, Send):
+        highlight = [last.to]
+    info = Text()
+    if state.variant.value == "general":
+        info.append("General variant: no mutants", style="italic")
+    else:
+        found = sorted(state.mutants_found)
+        info.append("mutants found: ", style="magenta")
+        info.append(", ".join(f"the {v}" for v in found) if found else "none yet")
+        info.append(f" of 4   zoo cards left: {state.zoo_cards_left()}")
+    return Group(render_grid(state, highlight), render_players(state, names, me), info)
+
+
+def describe_move(
+    before: State, after: State, move: Move, names: Sequence[str] | None = None
+) -> list[Text]:
+    """Narrate what ``move`` did (capture, exposed bottom card, mutation), from two states."""
+    seat = before.to_move
+    who = seat_label(before, seat, names)
+    lines: list[Text] = []
+    if isinstance(move, Send):
+        mover_value, dest = move.value, move.to
+        verb = f" sends their {move.value} onto {square_name(dest)}"
+    else:
+        mc = before.top(move.frm)
+        mover_value, dest = mc.value or 0, move.to
+        verb = f" moves their {mover_value} {square_name(move.frm)}→{square_name(dest)}"
+    target = before.top(dest)
+    line = Text.assemble(who, verb)
+    if target.kind == "zoo":
+        assert target.value is not None
+        line.append(f" and takes a {target.value} ({ZOO_WORD[target.value]})")
+    elif target.kind == "character":
+        assert target.seat is not None
+        line.append(" and takes ")
+        line.append_text(
+            team_text(
+                before.teams[target.seat], f"{before.teams[target.seat].label}'s {target.value}"
+            )
+        )
+    elif target.kind == "mutant":
+        line.append(f" and kills the mutant (a {target.value})")
+    lines.append(line)
+    u_before, u_after = before.under(dest), after.under(dest)
+    if u_before.kind == "unknown" and u_after.kind == "zoo":
+        lines.append(
+            Text(f"{square_name(dest)}: the bottom card is a {u_after.value}", style="cyan")
+        )
+    if after.top(dest).kind == "mutant" and before.top(dest).kind != "mutant":
+        lines.append(
+            Text.assemble(
+                (f"the {target.value} ", "bold magenta"),
+                ("was a MUTANT — ", "bold magenta"),
+                who,
+                (f"'s {mover_value} is lost", "bold magenta"),
+            )
+        )
+    elif (
+        target.kind == "zoo"
+        and target.value is not None
+        and target.value < 4
+        and (after.variant.value == "standard")
+    ):
+        lines.append(Text(f"the {target.value} was not a mutant", style="bright_black"))
+    return lines
+
+
+def render_scores(state: State, names: Sequence[str] | None = None) -> Table:
+    """The final (or current) score breakdown, winners marked."""
+    t = Table(title="Final score" if state.is_terminal() else "Score", box=box.ROUNDED)
+    t.add_column("player")
+    t.add_column("zoo cards", justify="right")
+    t.add_column("characters taken", justify="right")
+    t.add_column("survivors", justify="right")
+    t.add_column("total", justify="right", style="bold")
+    winners = set(state.winners()) if state.is_terminal() else set()
+    for line in state.scores():
+        label = seat_label(state, line.seat, names)
+        if line.seat in winners:
+            label.append(" — wins" if len(winners) == 1 else " — shared win", style="bold")
+        t.add_row(label, str(line.zoo), str(line.characters), str(line.survivors), str(line.total))
+    return t
