@@ -25,7 +25,6 @@ ZERO_HASH = bytes(HASH_SIZE)
 MAX_SEQ = 1_000_000
 
 
-
 class Kind:
     """The entry kinds (the `kind` field, a short string)."""
 

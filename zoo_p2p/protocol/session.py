@@ -636,6 +636,15 @@ class Session:
                     "(committed tables were not the seed's permutations)",
                     (e.raw, self._entries[self._commit_seq[e.seat]]),
                 )
+        for t, images in enumerate(self._images[e.seat]):
+            for v, (x, seq) in images.items():
+                if tables.tables[t][x] != v:  # pragma: no cover - implied by the commitments
+                    self._cheat(
+                        e,
+                        e.seat,
+                        f"opened seed contradicts the reveal of table {t} index {x}",
+                        (e.raw, self._entries[seq]),
+                    )
         self._seeds.append(b[0])
         self._seat_tables.append(tables)
         events: list[Event] = [SeedOpened(e.seat)]
