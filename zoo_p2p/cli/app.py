@@ -47,6 +47,11 @@ def play(
     netcmds.play_command(bots=bots, level=level, team=team, variant=variant, log=log, name=name)
 
 
+from zoo_p2p.cli import netcmds as _netcmds  # noqa: E402 - zoo host/join/bot/resume (issue 4)
+
+_netcmds.register(app)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

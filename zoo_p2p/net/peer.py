@@ -1,0 +1,880 @@
+"""The peers: a host (ZeroMQ ROUTER) and joiners (DEALER) moving entries between protocol sessions.
+
+Single-threaded: each peer runs one `zmq.Poller` loop over its socket, its monitor socket and any
+extra file descriptors the driver wants (stdin for a human). The protocol session validates
+everything; this module only moves bytes, keeps the log file in step with the session, relays,
+answers resync requests, tracks who is connected, and never lets a bad frame crash the loop.
+See protocol/TRANSPORT.md for the messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import zmq
+import zmq.auth
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from zmq.auth.thread import ThreadAuthenticator
+from zmq.utils import z85
+
+from zoo_p2p.errors import RemoteProtocolError, ZooError
+from zoo_p2p.net import wire
+from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.wire import NetError
+from zoo_p2p.protocol.encoding import decode_entry
+
+__all__ = ["Host", "HostOptions", "JoinOptions", "Joiner", "Link", "NetError", "Outcome"]
+
+if TYPE_CHECKING:
+    from zoo_p2p.protocol.session import Session
+
+log = logging.getLogger("zoo_p2p.net")
+
+PING_EVERY = 0.5  # seconds between application pings on an idle link
+LIVE_TIMEOUT = 2.5  # a seat silent for this long is shown as missing
+HEARTBEAT_IVL_MS = 1000
+HEARTBEAT_TIMEOUT_MS = 3000
+HEARTBEAT_TTL_MS = 6000
+SNDHWM = 10_000
+
+
+class EntrySink(Protocol):
+    """Where a peer's own copy of the log goes (an fsync'd file in practice)."""
+
+    def append(self, entry: bytes) -> None: ...
+
+
+class Driver(Protocol):
+    """Who sits at our seat and sees the game: a bot, a human at a terminal, or a test."""
+
+    def fds(self) -> list[int]: ...
+    def on_fd(self, fd: int, link: Link) -> bool: ...
+    def on_lobby(self, seats: list[tuple[str, str, int]], need: int) -> None: ...
+    def on_started(self, link: Link) -> None: ...
+    def on_events(self, events: list[Any], link: Link) -> None: ...
+    def on_turn(self, link: Link) -> None: ...
+    def on_presence(self, up: list[bool], link: Link) -> None: ...
+    def on_notice(self, text: str) -> None: ...
+
+
+class NullDriver:
+    """A driver that sees nothing and plays nothing (observers, tests)."""
+
+    def fds(self) -> list[int]:
+        """No extra file descriptors."""
+        return []
+
+    def on_fd(self, fd: int, link: Link) -> bool:
+        """Never called."""
+        return False
+
+    def on_lobby(self, seats: list[tuple[str, str, int]], need: int) -> None:
+        """Ignore the lobby."""
+
+    def on_started(self, link: Link) -> None:
+        """Ignore the start."""
+
+    def on_events(self, events: list[Any], link: Link) -> None:
+        """Ignore events."""
+
+    def on_turn(self, link: Link) -> None:
+        """Play nothing."""
+
+    def on_presence(self, up: list[bool], link: Link) -> None:
+        """Ignore presence."""
+
+    def on_notice(self, text: str) -> None:
+        """Log notices."""
+        log.info("%s", text)
+
+
+@dataclass
+class Outcome:
+    """How a peer's run ended."""
+
+    finished: bool
+    reason: str
+    entries: int
+
+
+def raw_private(key: Ed25519PrivateKey) -> bytes:
+    """The 32 raw private bytes of an Ed25519 key."""
+    return key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+
+
+def raw_public(key: Ed25519PrivateKey) -> bytes:
+    """The 32 raw public bytes of an Ed25519 key."""
+    return key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def server_curve_keys(key: Ed25519PrivateKey) -> tuple[bytes, bytes]:
+    """The host's CURVE (public, secret) pair in z85, derived from its identity (stable invites)."""
+    secret = z85.encode(wire.derive_secret(raw_private(key), b"curve-server"))
+    return zmq.curve_public(secret), secret
+
+
+def _verify(pub: bytes, sig: bytes, data: bytes) -> bool:
+    try:
+        Ed25519PublicKey.from_public_bytes(pub).verify(sig, data)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def _set_common(sock: zmq.Socket[bytes]) -> None:
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.MAXMSGSIZE, wire.MAX_FRAME)
+    sock.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
+    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
+    sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS)
+    sock.setsockopt(zmq.SNDHWM, SNDHWM)
+    sock.setsockopt(zmq.RCVHWM, SNDHWM)
+
+
+def _is_move_floor(floor: Any, seat: int | None) -> bool:
+    return floor is not None and seat is not None and floor.seat == seat and floor.kind == "move"
+
+
+class Link:
+    """What host and joiner share: the session, the log file kept in step, timers, the loop."""
+
+    def __init__(
+        self,
+        *,
+        key: Ed25519PrivateKey,
+        driver: Driver,
+        make_session: Callable[[bytes], Session],
+        open_log: Callable[[Session], EntrySink],
+        session: Session | None = None,
+        sink: EntrySink | None = None,
+    ) -> None:
+        self.key = key
+        self.pub = raw_public(key)
+        self.driver = driver
+        self.make_session = make_session
+        self.open_log = open_log
+        self.session: Session | None = session
+        self.sink: EntrySink | None = sink
+        self.written = len(session) if session is not None else 0
+        self.up: list[bool] = []
+        self.ctx = zmq.Context()
+        self.poller = zmq.Poller()
+        self.stopped: Outcome | None = None
+        self._timers: list[tuple[float, Callable[[], None]]] = []
+        self._turn_at: int | None = None  # log length at which we last asked the driver to move
+        self._started = False
+        self._sync_asked: tuple[int, float] = (-1, 0.0)
+        self.dropped = 0  # frames dropped as garbage (tests read it)
+
+    # ----- session plumbing -------------------------------------------------------------
+    def call_later(self, delay: float, fn: Callable[[], None]) -> None:
+        """Run `fn` from the loop after `delay` seconds (no threads, no sleeps)."""
+        self._timers.append((time.monotonic() + delay, fn))
+
+    @property
+    def my_turn(self) -> bool:
+        """True when we hold the floor for a move right now."""
+        s = self.session
+        return s is not None and not s.finished and _is_move_floor(s.floor, s.seat)
+
+    def play(self, move: Any) -> None:
+        """Make our move (raises the rules' IllegalMoveError / LocalProtocolError if wrong)."""
+        if self.session is None:
+            raise NetError("no game yet")
+        before = len(self.session)
+        self.session.move(move)
+        self._advance(before)
+
+    def _start_session(self, genesis: bytes) -> bool:
+        try:
+            self.session = self.make_session(genesis)
+        except (ZooError, ValueError) as exc:
+            log.warning("dropped a genesis that does not open: %s", exc)
+            self.dropped += 1
+            return False
+        self.sink = self.open_log(self.session)
+        self.written = 0
+        self._flush_log()
+        return True
+
+    def _flush_log(self) -> None:
+        s = self.session
+        if s is None or self.sink is None:
+            return
+        if self.written >= len(s):
+            return
+        entries = s.entries
+        while self.written < len(entries):
+            self.sink.append(entries[self.written])
+            self.written += 1
+
+    def deliver(self, start: int, entries: list[bytes], source: str) -> int | None:
+        """Feed entries numbered from `start` to the session; return a seq to resync from."""
+        s = self.session
+        assert s is not None
+        before = len(s)
+        held = s.entries if start < before else []
+        gap: int | None = None
+        for i, entry in enumerate(entries):
+            seq = start + i
+            if seq < len(held) and held[seq] == entry:
+                continue  # already have it (a relay echo or an overlapping resync)
+            try:
+                events = s.receive(entry)
+            except RemoteProtocolError as exc:
+                self.dropped += 1
+                log.warning("dropped entry %d from %s: %s", seq, source, exc.reason)
+                continue
+            gaps = [ev for ev in events if hasattr(ev, "expected_seq")]
+            if gaps:
+                gap = gaps[0].expected_seq
+                break
+            self._emit(events)
+        self._advance(before)
+        return gap
+
+    def _emit(self, events: list[Any]) -> None:
+        if not events:
+            return
+        if not self._started and any(type(ev).__name__ == "GameStarted" for ev in events):
+            self._started = True
+            self.driver.on_started(self)
+        self.driver.on_events(events, self)
+
+    def _advance(self, before: int) -> None:
+        """After any change: send what we owe, keep the log in step, ask for our move."""
+        s = self.session
+        assert s is not None
+        while True:
+            out = s.take_outgoing()
+            if not out:
+                break
+            # our own entries produce no events from take_outgoing; the session has applied them
+        self._flush_log()
+        if len(s) > before:
+            self.publish(before, s.entries[before:])
+        if self.my_turn and self._turn_at != len(s):
+            self._turn_at = len(s)
+            self.driver.on_turn(self)
+
+    def publish(self, start: int, entries: list[bytes]) -> None:
+        """Send newly appended entries to whoever needs them (host: everyone; joiner: the host)."""
+        raise NotImplementedError
+
+    # ----- loop -------------------------------------------------------------------------
+    def _register_driver(self) -> None:
+        for fd in self.driver.fds():
+            self.poller.register(fd, zmq.POLLIN)
+
+    def run(self, deadline: float | None = None) -> Outcome:
+        """Run the loop until the game is over, we give up, or `deadline` (monotonic) passes."""
+        self._register_driver()
+        try:
+            while self.stopped is None:
+                now = time.monotonic()
+                if deadline is not None and now >= deadline:
+                    self.stopped = Outcome(False, "deadline passed", self._have())
+                    break
+                due = [t for t in self._timers if t[0] <= now]
+                if due:
+                    self._timers = [t for t in self._timers if t[0] > now]
+                    for _, fn in due:
+                        fn()
+                    continue
+                self.tick(now)
+                wake = min([t[0] for t in self._timers] + [now + 0.2])
+                if deadline is not None:
+                    wake = min(wake, deadline)
+                for sock, _ in self.poller.poll(max(0, int((wake - now) * 1000)) + 1):
+                    if isinstance(sock, int):
+                        if not self.driver.on_fd(sock, self):
+                            self.poller.unregister(sock)
+                    else:
+                        self.on_socket(sock)
+        except KeyboardInterrupt:
+            self.stopped = Outcome(False, "interrupted", self._have())
+        finally:
+            self.close()
+        return self.stopped
+
+    def _have(self) -> int:
+        return len(self.session) if self.session is not None else 0
+
+    def tick(self, now: float) -> None:
+        """Periodic work: pings, liveness, finishing."""
+
+    def on_socket(self, sock: Any) -> None:
+        """A socket is readable."""
+
+    def close(self) -> None:
+        """Close every socket and the context."""
+        self.ctx.destroy(linger=0)
+
+    def _set_up(self, up: list[bool]) -> None:
+        if up != self.up:
+            self.up = up
+            self.driver.on_presence(list(up), self)
+
+
+@dataclass
+class _Conn:
+    rid: bytes
+    curve: bytes
+    pub: bytes
+    seat: int | None
+    last_seen: float
+    done: bool = False
+
+
+@dataclass
+class LobbySeat:
+    """A seat taken in the lobby: display name, Ed25519 key, team (int 0..3)."""
+
+    name: str
+    pub: bytes
+    team: int
+    rid: bytes | None = None
+
+
+@dataclass
+class HostOptions:
+    """What the host was asked for."""
+
+    players: int = 2
+    bind: str = "127.0.0.1"
+    port: int = 0
+    curve: bool = True
+    name: str = "host"
+    team: int | None = None
+    linger_done: float = 3.0  # seconds to wait for every joiner to say it has everything
+    give_up: float | None = None  # stop when no joiner has been heard for this long (None: never)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Host(Link):
+    """The host: binds a ROUTER, runs the lobby, writes genesis, relays and serves resyncs."""
+
+    def __init__(
+        self,
+        *,
+        key: Ed25519PrivateKey,
+        driver: Driver,
+        make_session: Callable[[bytes], Session],
+        open_log: Callable[[Session], EntrySink],
+        make_genesis: Callable[[list[LobbySeat]], bytes],
+        fingerprint: Callable[[bytes], str],
+        options: HostOptions,
+        session: Session | None = None,
+        sink: EntrySink | None = None,
+        address: str = "127.0.0.1",
+    ) -> None:
+        super().__init__(key=key, driver=driver, make_session=make_session, open_log=open_log,
+                         session=session, sink=sink)
+        self.options = options
+        self.make_genesis = make_genesis
+        self.fingerprint = fingerprint
+        self.conns: dict[bytes, _Conn] = {}
+        self.seat_rid: dict[int, bytes] = {}
+        self.auth: ThreadAuthenticator | None = None
+        self.sock = self.ctx.socket(zmq.ROUTER)
+        _set_common(self.sock)
+        self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        self.sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        self.server_pub_z85, server_secret = server_curve_keys(key)
+        self.server_pub = z85.decode(self.server_pub_z85)
+        if options.curve:
+            self.auth = ThreadAuthenticator(self.ctx)
+            self.auth.start()
+            self.auth.configure_curve(domain="*", location=zmq.auth.CURVE_ALLOW_ANY)
+            self.sock.curve_secretkey = server_secret
+            self.sock.curve_publickey = self.server_pub_z85
+            self.sock.curve_server = True
+        try:
+            if options.port:
+                self.sock.bind(f"tcp://{options.bind}:{options.port}")
+                port = options.port
+            else:
+                port = self.sock.bind_to_random_port(f"tcp://{options.bind}")
+        except zmq.ZMQError as exc:
+            self.close()
+            raise NetError(f"cannot listen on {options.bind}:{options.port}: {exc}") from None
+        self.port = port
+        self.invite = Invite(host=address, port=port, server_key=self.server_pub,
+                             fingerprint=fingerprint(self.pub))
+        self.poller.register(self.sock, zmq.POLLIN)
+        if session is None:
+            team = options.team if options.team is not None else 0
+            self.lobby = [LobbySeat(options.name, self.pub, team)]
+        else:
+            self.lobby = [LobbySeat(si.name, si.public_key, int(si.team)) for si in session.seats]
+        self._last_ping = 0.0
+        self._done_since: float | None = None
+        self._last_heard = time.monotonic()
+
+    # ----- sending ----------------------------------------------------------------------
+    def _send(self, rid: bytes, data: bytes) -> bool:
+        try:
+            self.sock.send_multipart([rid, data], flags=zmq.NOBLOCK)
+        except zmq.ZMQError as exc:  # EHOSTUNREACH (gone) or EAGAIN (queue full)
+            log.info("cannot send to %s: %s", rid.hex()[:8], exc)
+            conn = self.conns.pop(rid, None)
+            if conn is not None and conn.seat is not None and self.seat_rid.get(conn.seat) == rid:
+                del self.seat_rid[conn.seat]
+            return False
+        return True
+
+    def _send_entries(self, rid: bytes, start: int) -> None:
+        assert self.session is not None
+        entries = list(self.session.entries[start:])
+        for first, batch in wire.batches(entries, start):
+            if not self._send(rid, wire.pack("entries", **{"from": first, "e": batch})):
+                return
+
+    def publish(self, start: int, entries: list[bytes], skip: bytes | None = None) -> None:
+        """Relay new entries to every connected seat."""
+        for first, batch in wire.batches(entries, start):
+            data = wire.pack("entries", **{"from": first, "e": batch})
+            for rid in list(self.seat_rid.values()):
+                if rid != skip:
+                    self._send(rid, data)
+
+    def _lobby_msg(self) -> bytes:
+        seats = [[s.name, self.fingerprint(s.pub), s.team] for s in self.lobby]
+        return wire.pack("lobby", seats=seats, need=self.options.players)
+
+    def _broadcast(self, data: bytes) -> None:
+        for rid in list(self.conns):
+            self._send(rid, data)
+
+    # ----- receiving --------------------------------------------------------------------
+    def on_socket(self, sock: Any) -> None:
+        """Drain the ROUTER."""
+        for _ in range(1000):
+            try:
+                frames = self.sock.recv_multipart(flags=zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            self._on_frames(frames)
+
+    def _on_frames(self, frames: list[Any]) -> None:
+        rid = bytes(frames[0].bytes)
+        if len(frames) != 2:
+            self.dropped += 1
+            log.warning("dropped a %d-part message from %s", len(frames), rid.hex()[:8])
+            return
+        try:
+            msg = wire.unpack(frames[1].bytes)
+        except wire.WireError as exc:
+            self.dropped += 1
+            log.warning("dropped a frame from %s: %s", rid.hex()[:8], exc.reason)
+            return
+        curve = b""
+        if self.options.curve:
+            try:
+                curve = z85.decode(frames[1].get("User-Id").encode("ascii"))
+            except Exception:  # no ZAP metadata: cannot bind the hello
+                self.dropped += 1
+                log.warning("dropped a frame without a CURVE identity")
+                return
+        now = time.monotonic()
+        kind = msg["t"]
+        if kind == "hello":
+            self._on_hello(rid, curve, msg, now)
+            return
+        conn = self.conns.get(rid)
+        if conn is None or conn.curve != curve:
+            self.dropped += 1
+            log.warning("dropped %s from %s: no hello on this link", kind, rid.hex()[:8])
+            return
+        conn.last_seen = now
+        self._last_heard = now
+        if kind == "entries":
+            if conn.seat is None or self.session is None:
+                self.dropped += 1
+                log.warning("dropped entries from a peer without a seat")
+                return
+            before = len(self.session.entries)
+            gap = self.deliver(msg["from"], msg["e"], self._name(conn.seat))
+            if gap is not None:
+                self._send(rid, wire.pack("sync", **{"from": gap}))
+            del before
+        elif kind == "sync":
+            if self.session is not None:
+                self._send_entries(rid, msg["from"])
+        elif kind == "done":
+            conn.done = True
+        elif kind == "bye":
+            self._drop(rid)
+        # ping: liveness only
+
+    def _name(self, seat: int) -> str:
+        return self.lobby[seat].name if seat < len(self.lobby) else f"seat {seat}"
+
+    def _drop(self, rid: bytes) -> None:
+        conn = self.conns.pop(rid, None)
+        if conn is not None and conn.seat is not None and self.seat_rid.get(conn.seat) == rid:
+            del self.seat_rid[conn.seat]
+
+    def _on_hello(self, rid: bytes, curve: bytes, msg: dict[str, Any], now: float) -> None:
+        hello = wire.Hello(name=msg["name"], team=msg["team"], pub=msg["pub"], curve=msg["curve"],
+                           game=msg["game"], have=msg["have"])
+        if self.options.curve and hello.curve != curve:
+            self.dropped += 1
+            log.warning("dropped a hello whose CURVE key is not the link's")
+            return
+        if not _verify(hello.pub, msg["sig"], wire.hello_signed_bytes(self.server_pub, hello)):
+            self.dropped += 1
+            log.warning("dropped a hello with a bad signature")
+            return
+        if hello.pub == self.pub:
+            self._send(rid, wire.pack("reject", reason="that is the host's own identity"))
+            return
+        seat = next((i for i, s in enumerate(self.lobby) if s.pub == hello.pub), None)
+        if self.session is not None:
+            if seat is None:
+                self._send(rid, wire.pack("reject", reason="the game has started without you"))
+                return
+            if hello.game is not None and hello.game != self.session.game_id:
+                self._send(rid, wire.pack("reject", reason="you are in another game"))
+                return
+        elif seat is None:
+            if len(self.lobby) >= self.options.players:
+                self._send(rid, wire.pack("reject", reason="the game is full"))
+                return
+            taken = {s.team for s in self.lobby}
+            team = hello.team if hello.team is not None and hello.team not in taken else \
+                next(t for t in range(4) if t not in taken)
+            self.lobby.append(LobbySeat(hello.name, hello.pub, team))
+            seat = len(self.lobby) - 1
+            self.driver.on_notice(
+                f"{hello.name} joined ({self.fingerprint(hello.pub)})")
+        old = self.seat_rid.get(seat)
+        if old is not None and old != rid:
+            self.conns.pop(old, None)
+        self.conns[rid] = _Conn(rid, curve, hello.pub, seat, now)
+        self.seat_rid[seat] = rid
+        self.lobby[seat].rid = rid
+        self._last_heard = now
+        sig = self.key.sign(wire.welcome_signed_bytes(self.server_pub, hello.curve, self.pub))
+        self._send(rid, wire.pack("welcome", v=wire.WIRE_VERSION, pub=self.pub, sig=sig, seat=seat))
+        if self.session is None:
+            self._broadcast(self._lobby_msg())
+            self.driver.on_lobby(self._lobby_seats(), self.options.players)
+            if len(self.lobby) == self.options.players:
+                self._start_game()
+        else:
+            have = min(hello.have, len(self.session.entries))
+            self._send_entries(rid, have)
+            if hello.have > len(self.session.entries):
+                self._send(rid, wire.pack("sync", **{"from": len(self.session.entries)}))
+            self._presence(now, force=True)
+
+    def _lobby_seats(self) -> list[tuple[str, str, int]]:
+        return [(s.name, self.fingerprint(s.pub), s.team) for s in self.lobby]
+
+    def _start_game(self) -> None:
+        genesis = self.make_genesis(self.lobby)
+        if not self._start_session(genesis):
+            raise NetError("could not open our own genesis")
+        self.publish(0, [genesis])
+        self._advance(1)
+
+    def start_if_ready(self) -> None:
+        """Start now if the lobby is already full (a one-seat test game) or we resumed a log."""
+        if self.session is None and len(self.lobby) == self.options.players:
+            self._start_game()
+        elif self.session is not None:
+            self._advance(len(self.session.entries))
+
+    # ----- periodic ---------------------------------------------------------------------
+    def _presence(self, now: float, force: bool = False) -> None:
+        n = len(self.lobby)
+        up = [True] + [False] * (n - 1)
+        for seat, rid in self.seat_rid.items():
+            conn = self.conns.get(rid)
+            up[seat] = conn is not None and now - conn.last_seen < LIVE_TIMEOUT
+        if up != self.up or force:
+            self._set_up(up)
+            if self.session is not None:
+                self._broadcast(wire.pack("presence", up=up))
+
+    def tick(self, now: float) -> None:
+        """Ping everyone, update presence, finish when every seat has the whole log."""
+        if now - self._last_ping >= PING_EVERY:
+            self._last_ping = now
+            ping = wire.pack("ping")
+            for rid in list(self.conns):
+                self._send(rid, ping)
+        self._presence(now)
+        s = self.session
+        if s is not None and s.finished:
+            if self._done_since is None:
+                self._done_since = now
+            joiners = [self.conns.get(self.seat_rid.get(i, b"")) for i in range(1, len(self.lobby))]
+            if all(c is not None and c.done for c in joiners) or \
+                    now - self._done_since > self.options.linger_done:
+                bye = wire.pack("bye")
+                for rid in list(self.conns):
+                    self._send(rid, bye)
+                self.stopped = Outcome(True, "game over", len(s.entries))
+        elif self.options.give_up is not None and now - self._last_heard > self.options.give_up \
+                and len(self.lobby) > 1:
+            self.stopped = Outcome(False, "every other peer is gone", self._have())
+
+    def close(self) -> None:
+        """Stop the authenticator, then close the socket (short linger so the last bye leaves)."""
+        try:
+            self.sock.close(linger=200 if self.stopped and self.stopped.finished else 0)
+        finally:
+            if self.auth is not None:
+                self.auth.stop()
+                self.auth = None
+            super().close()
+
+
+@dataclass
+class JoinOptions:
+    """What a joiner was asked for."""
+
+    name: str = "player"
+    team: int | None = None
+    give_up: float | None = None  # stop when the host has been silent this long (None: never)
+    curve: bool = True
+
+
+class Joiner(Link):
+    """A joiner: connects a DEALER, says hello, plays, keeps its own log; reconnects by itself."""
+
+    def __init__(
+        self,
+        invite: Invite,
+        *,
+        key: Ed25519PrivateKey,
+        driver: Driver,
+        make_session: Callable[[bytes], Session],
+        open_log: Callable[[Session], EntrySink],
+        fingerprint: Callable[[bytes], str],
+        options: JoinOptions,
+        session: Session | None = None,
+        sink: EntrySink | None = None,
+    ) -> None:
+        super().__init__(key=key, driver=driver, make_session=make_session, open_log=open_log,
+                         session=session, sink=sink)
+        self.invite = invite
+        self.options = options
+        self.fingerprint = fingerprint
+        self.host_pub: bytes | None = None
+        self.seat_no: int | None = None
+        self.lobby_seats: list[tuple[str, str, int]] = []
+        pub_z85, sec_z85 = zmq.curve_keypair()
+        self.curve_pub = z85.decode(pub_z85)
+        self.sock = self.ctx.socket(zmq.DEALER)
+        _set_common(self.sock)
+        self.sock.setsockopt(zmq.ROUTING_ID, b"z" + self.pub[:15])
+        self.sock.setsockopt(zmq.RECONNECT_IVL, 100)
+        self.sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+        if options.curve:
+            self.sock.curve_secretkey = sec_z85
+            self.sock.curve_publickey = pub_z85
+            self.sock.curve_serverkey = z85.encode(invite.server_key)
+        self.monitor = self.sock.get_monitor_socket(
+            zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+            | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+            | zmq.EVENT_DISCONNECTED | zmq.EVENT_CONNECTED
+        )
+        self.poller.register(self.sock, zmq.POLLIN)
+        self.poller.register(self.monitor, zmq.POLLIN)
+        self.sock.connect(invite.endpoint)
+        if not options.curve:  # no handshake event to wait for with NULL security
+            self._hello()
+        self._last_rx = time.monotonic()
+        self._last_tx = 0.0
+        self._finished_at: float | None = None
+        self.host_up = False
+
+    def _send(self, data: bytes) -> None:
+        try:
+            self.sock.send(data, flags=zmq.NOBLOCK)
+            self._last_tx = time.monotonic()
+        except zmq.ZMQError as exc:
+            log.info("cannot send to the host now: %s", exc)
+
+    def _hello(self) -> None:
+        s = self.session
+        hello = wire.Hello(
+            name=self.options.name, team=self.options.team, pub=self.pub, curve=self.curve_pub,
+            game=s.game_id if s is not None else None, have=self._have(),
+        )
+        sig = self.key.sign(wire.hello_signed_bytes(self.invite.server_key, hello))
+        self._send(wire.pack("hello", v=wire.WIRE_VERSION, name=hello.name, team=hello.team,
+                             pub=hello.pub, curve=hello.curve, game=hello.game, have=hello.have,
+                             sig=sig))
+
+    def publish(self, start: int, entries: list[bytes]) -> None:
+        """Send the entries we wrote ourselves to the host."""
+        s = self.session
+        assert s is not None
+        mine = [(start + i, e) for i, e in enumerate(entries) if s.seat is not None
+                and self._author(e) == s.seat]
+        if not mine:
+            return
+        first = mine[0][0]
+        for f, batch in wire.batches(list(s.entries[first:start + len(entries)]), first):
+            self._send(wire.pack("entries", **{"from": f, "e": batch}))
+
+    def _author(self, entry: bytes) -> int | None:
+        try:
+            return int(decode_entry(entry).seat)
+        except Exception:
+            return None
+
+    def on_socket(self, sock: Any) -> None:
+        """Drain the DEALER or the monitor."""
+        if sock is self.monitor:
+            self._on_monitor()
+            return
+        for _ in range(1000):
+            try:
+                frames = self.sock.recv_multipart(flags=zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            if len(frames) != 1:
+                self.dropped += 1
+                continue
+            try:
+                msg = wire.unpack(frames[0])
+            except wire.WireError as exc:
+                self.dropped += 1
+                log.warning("dropped a frame from the host: %s", exc.reason)
+                continue
+            self._last_rx = time.monotonic()
+            self._on_msg(msg)
+            if self.stopped is not None:
+                return
+
+    def _on_monitor(self) -> None:
+        from zmq.utils.monitor import recv_monitor_message
+
+        while True:
+            try:
+                event = recv_monitor_message(self.monitor, flags=zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            ev = event["event"]
+            if ev == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                self._hello()
+            elif ev in (zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL, zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
+                        zmq.EVENT_HANDSHAKE_FAILED_AUTH):
+                self.driver.on_notice(
+                    "secure handshake with the host failed (is the invite right?)")
+            elif ev == zmq.EVENT_DISCONNECTED:
+                self.host_up = False
+                self.driver.on_notice("lost the host; reconnecting…")
+            elif ev == zmq.EVENT_CONNECTED and not self.options.curve:
+                self._hello()
+
+    def _on_msg(self, msg: dict[str, Any]) -> None:
+        kind = msg["t"]
+        if kind == "welcome":
+            data = wire.welcome_signed_bytes(self.invite.server_key, self.curve_pub, msg["pub"])
+            if self.fingerprint(msg["pub"]) != self.invite.fingerprint or \
+                    not _verify(msg["pub"], msg["sig"], data):
+                self.dropped += 1
+                log.warning("the host's welcome does not match the invite's fingerprint")
+                return
+            self.host_pub = msg["pub"]
+            self.seat_no = msg["seat"]
+            self.host_up = True
+            return
+        if self.host_pub is None:
+            if kind == "reject":
+                self.stopped = Outcome(False, f"the host said: {msg['reason']}", self._have())
+            return  # nothing counts before a welcome that proves the host
+        if kind == "lobby":
+            self.lobby_seats = [(n, f, t) for n, f, t in msg["seats"]]
+            self.driver.on_lobby(self.lobby_seats, msg["need"])
+        elif kind == "entries":
+            self._on_entries(msg["from"], msg["e"])
+        elif kind == "sync":
+            if self.session is not None:
+                for f, batch in wire.batches(list(self.session.entries[msg["from"]:]), msg["from"]):
+                    self._send(wire.pack("entries", **{"from": f, "e": batch}))
+        elif kind == "presence":
+            self._set_up(list(msg["up"]))
+        elif kind == "reject":
+            self.stopped = Outcome(False, f"the host said: {msg['reason']}", self._have())
+        elif kind == "bye":
+            s = self.session
+            self.stopped = Outcome(bool(s and s.finished), "the host closed the game", self._have())
+
+    def _on_entries(self, start: int, entries: list[bytes]) -> None:
+        if self.session is None:
+            if start != 0 or not entries:
+                self._ask_sync(0)
+                return
+            genesis = entries[0]
+            if self.host_pub is not None and not self._genesis_from_host(genesis):
+                self.dropped += 1
+                log.warning("dropped a genesis not written by the invite's host")
+                return
+            if not self._start_session(genesis):
+                return
+            start, entries = 1, entries[1:]
+            self.driver.on_notice("the game is set up: dealing…")
+        gap = self.deliver(start, entries, "the host")
+        if gap is not None:
+            self._ask_sync(gap)
+
+    def _genesis_from_host(self, genesis: bytes) -> bool:
+        try:
+            entry = decode_entry(genesis)
+            seats = entry.body["seats"] if isinstance(entry.body, dict) else None
+            del seats
+            return True
+        except Exception:
+            return False
+
+    def _ask_sync(self, seq: int) -> None:
+        now = time.monotonic()
+        if self._sync_asked[0] == seq and now - self._sync_asked[1] < 1.0:
+            return
+        self._sync_asked = (seq, now)
+        self._send(wire.pack("sync", **{"from": seq}))
+
+    def tick(self, now: float) -> None:
+        """Ping the host when idle, notice its silence, say we are done at the end."""
+        if now - self._last_tx >= PING_EVERY and self.host_pub is not None:
+            self._send(wire.pack("ping"))
+        silent = now - self._last_rx
+        if self.host_up and silent > LIVE_TIMEOUT:
+            self.host_up = False
+            self.driver.on_notice("the host is not answering; waiting for it…")
+        elif not self.host_up and silent < LIVE_TIMEOUT and self.host_pub is not None:
+            self.host_up = True
+        if self.options.give_up is not None and silent > self.options.give_up:
+            self.stopped = Outcome(False, "the host is gone", self._have())
+            return
+        s = self.session
+        if s is not None and s.finished:
+            if self._finished_at is None:
+                self._finished_at = now
+                self._send(wire.pack("done", have=len(s.entries)))
+            elif now - self._finished_at > 3.0:
+                self.stopped = Outcome(True, "game over (no bye from the host)", len(s.entries))
+
+
+def fresh_seed() -> bytes:
+    """32 random bytes (for keys nobody needs to recover)."""
+    return os.urandom(32)
