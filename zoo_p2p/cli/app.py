@@ -18,6 +18,11 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _root() -> None:
+    """Apocalypse at the Zoo of Carson City, peer to peer: no server, no trusted dealer."""
+
+
 @app.command()
 def play(
     bots: Annotated[int, typer.Option("--bots", "-b", min=1, max=3, help="Bot opponents.")] = 1,

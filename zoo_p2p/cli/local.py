@@ -9,7 +9,13 @@ from collections.abc import Callable
 import typer
 from rich.console import Console
 
-from zoo_p2p.cli.render import describe_move, render_board, render_scores, seat_label
+from zoo_p2p.cli.render import (
+    describe_move,
+    legal_summary,
+    render_board,
+    render_scores,
+    seat_label,
+)
 from zoo_p2p.errors import IllegalMoveError, NotationError
 from zoo_p2p.rules import EXAMPLES, KnownDeal, Move, State, Team, Variant, parse_move
 
@@ -57,7 +63,7 @@ def human_chooser(console: Console, prompt: Callable[[str], str] | None = None) 
                 raise typer.Exit(1)
             if text in ("?", "h", "help"):
                 console.print(HELP)
-                console.print("legal: " + " ".join(str(m) for m in state.legal_moves()))
+                console.print("legal: " + legal_summary(state))
                 continue
             try:
                 move = parse_move(text)

@@ -186,6 +186,26 @@ def describe_move(
     return lines
 
 
+def legal_summary(state: State) -> str:
+    """The legal moves in a compact form: sends grouped by value, then every step."""
+    moves = state.legal_moves()
+    sends = [m for m in moves if isinstance(m, Send)]
+    steps = [str(m) for m in moves if isinstance(m, Step)]
+    parts = []
+    if sends:
+        values = sorted({m.value for m in sends})
+        squares = sorted({m.to for m in sends})
+        where = (
+            " ".join(square_name(q) for q in squares)
+            if len(squares) <= 8
+            else (f"any of the {len(squares)} squares showing a Zoo card")
+        )
+        parts.append(f"send {'/'.join(map(str, values))} onto {where}")
+    if steps:
+        parts.append("move " + " ".join(steps))
+    return "; ".join(parts) or "no legal move"
+
+
 def render_scores(state: State, names: Sequence[str] | None = None) -> Table:
     """The final (or current) score breakdown, winners marked."""
     t = Table(title="Final score" if state.is_terminal() else "Score", box=box.ROUNDED)

@@ -664,26 +664,38 @@ class State:
         return Oracle(bottom, mut_top, mut_bottom)
 
     def playout(self, rng: random.Random, max_plies: int = 1000) -> None:
-        """Play uniformly random legal moves to the end (needs an oracle for hidden facts)."""
-        if self._oracle is None and self._needs is None:
+        """Play uniformly random legal moves to the end (needs an oracle for hidden facts).
+
+        The fast path for search: one inlined loop. Candidate moves are drawn uniformly from
+        (hand x Zoo-topped squares) + (characters x 4 directions) and illegal steps rejected,
+        which keeps the choice uniform over the legal moves; after a few rejections it falls
+        back to the full move list. Tests check it against the checked ``apply`` path.
+        """
+        o = self._oracle
+        if o is None or self._needs is not None:
             raise ZooError("a playout needs the hidden facts: use a KnownDeal or with_oracle()")
         rand = rng.random
-        top = self._top
-        zoo_sqs = self._zoo_sqs
-        hands = self._hands
-        poss = self._pos
-        history = self._history
+        top, under = self._top, self._under
+        zoo_sqs, zoo_idx = self._zoo_sqs, self._zoo_idx
+        hands, poss, zoo, caps = self._hands, self._pos, self._zoo, self._caps
+        seen, found, history = self._seen, self.mutants_found, self._history
+        o_bottom, o_mut_top, o_mut_bottom = o.bottom, o.mut_top, o.mut_bottom
+        std = self.variant is Variant.STANDARD
+        n = self.n_seats
+        p = self._to_move
+        terminal = False
         for _ in range(max_plies):
-            p = self._to_move
             hand = hands[p]
             pos = poss[p]
             nz = len(zoo_sqs)
             ns = len(hand) * nz
             total = ns + 4 * len(pos)
             if total == 0:
-                self._term = True
-                return
+                terminal = True
+                break
             items = None
+            kind = 0
+            v = sq = frm = 0
             for _attempt in range(6):
                 r = int(rand() * total)
                 if r < ns:
@@ -691,22 +703,69 @@ class State:
                     sq = zoo_sqs[r % nz]
                     hand.remove(v)
                     history.append(SENDS[v][sq])
-                    self._capture_zoo(p, v, sq)
+                    kind = 1
                     break
                 r -= ns
                 if items is None:
                     items = list(pos.items())
-                v, sq = items[r >> 2]
-                n = NEIGHBOURS4[sq][r & 3]
-                if n >= 0 and TAKE[p][v][top[n] + 1]:
-                    history.append(STEPS[sq, n])
-                    self._step(p, sq, n)
+                v, frm = items[r >> 2]
+                sq = NEIGHBOURS4[frm][r & 3]
+                if sq >= 0 and TAKE[p][v][top[sq] + 1]:
+                    history.append(STEPS[frm, sq])
+                    kind = 2
                     break
-            else:
+            if kind == 0:
+                self._to_move = p
                 moves = self._moves_for(p)
                 if not moves:
-                    self._term = True
-                    return
+                    terminal = True
+                    break
                 self.apply_unchecked(moves[int(rand() * len(moves))])
+                p = self._to_move
                 continue
-        self._term = None
+            if kind == 2:
+                mover = top[frm]
+                below = under[frm]
+                top[frm] = below
+                under[frm] = EMPTY
+                if 0 <= below < UNKNOWN:
+                    zoo_idx[frm] = len(zoo_sqs)
+                    zoo_sqs.append(frm)
+                target = top[sq]
+                if target > UNKNOWN:  # a character or a mutant
+                    caps[p].append(target)
+                    if target < MUTANT:
+                        ts, tv = divmod(target - CHAR, 8)
+                        del poss[ts][tv]
+                    top[sq] = mover
+                    pos[v] = sq
+                    p = (p + 1) % n
+                    continue
+            # a Zoo capture on sq by p's character worth v
+            zv = top[sq]
+            zoo[p].append(zv)
+            i = zoo_idx[sq]
+            last = zoo_sqs.pop()
+            if last != sq:
+                zoo_sqs[i] = last
+                zoo_idx[last] = i
+            zoo_idx[sq] = -1
+            u = under[sq]
+            if u == UNKNOWN:
+                b = o_bottom[sq]
+                under[sq] = b
+                seen[b] += 1
+                mutant = o_mut_top[sq]
+            else:
+                mutant = o_mut_bottom[sq]
+            if mutant and std and zv < 4 and zv not in found:
+                top[sq] = MUTANT + 8 * p + v
+                found.add(zv)
+                if kind == 2:
+                    del pos[v]
+            else:
+                top[sq] = CHAR + 8 * p + v
+                pos[v] = sq
+            p = (p + 1) % n
+        self._to_move = p
+        self._term = True if terminal else None
