@@ -52,6 +52,35 @@ def play(
     netcmds.play_command(bots=bots, level=level, team=team, variant=variant, log=log, name=name)
 
 
+@app.command()
+def verify(
+    logs: Annotated[
+        list[Path], typer.Argument(help="Game log files to audit.", show_default=False)
+    ],
+    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Audit game logs from their bytes alone: signatures, chain, moves, reveals, the deal."""
+    from zoo_p2p.cli.verify import verify_command
+
+    verify_command(logs, json=json)
+
+
+@app.command()
+def replay(
+    log: Annotated[Path, typer.Argument(help="A game log file.", show_default=False)],
+    at: Annotated[
+        int | None, typer.Option("--at", help="Show the board after entry N and exit.")
+    ] = None,
+    dump: Annotated[
+        bool, typer.Option("--dump", help="Print the whole game as text, no prompts.")
+    ] = False,
+) -> None:
+    """Step through a game log: the board at every entry, reveals, then the hidden deal."""
+    from zoo_p2p.cli.replay import replay_command
+
+    replay_command(log, at=at, dump=dump)
+
+
 from zoo_p2p.cli import netcmds as _netcmds  # noqa: E402 - zoo host/join/bot/resume (issue 4)
 
 _netcmds.register(app)
