@@ -553,7 +553,12 @@ class Session:
     def _on_move(self, e: Entry, local: bool) -> list[Event]:
         st = self.state
         assert st is not None
-        mv = decode_move(e.body)
+        try:
+            mv = decode_move(e.body)
+        except RemoteProtocolError as exc:
+            if local:
+                raise IllegalMoveError(exc.reason) from None
+            raise self._reject(e, exc.reason) from None
         try:
             st.apply(mv)
         except IllegalMoveError as exc:

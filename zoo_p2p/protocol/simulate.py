@@ -34,6 +34,7 @@ class LocalGame:
 
     keys: list[Ed25519PrivateKey]
     seeds: list[bytes]
+    nonces: list[bytes]
     sessions: list[Session]
     events: list[list[Event]] = field(default_factory=list)
 
@@ -64,7 +65,7 @@ def setup_game(
     sessions = [
         Session(genesis, key=keys[i], seed=seeds[i], nonce=nonces[i]) for i in range(n_seats)
     ]
-    return LocalGame(keys, seeds, sessions, [[] for _ in range(n_seats)])
+    return LocalGame(keys, seeds, nonces, sessions, [[] for _ in range(n_seats)])
 
 
 def broadcast(game: LocalGame, sender: int, raw: bytes) -> None:
