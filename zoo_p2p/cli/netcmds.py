@@ -304,7 +304,7 @@ class HumanDriver(_Base):
     def on_events(self, events: list[Any], link: Link) -> None:
         """Narrate new moves and reveals, redraw, and end with the breakdown."""
         s = link.session
-        if s is None or s.state is None or self.shadow is None:
+        if s is None or s.state is None:
             return
         for ev in events:
             if type(ev).__name__ == "CheatDetected":
@@ -319,7 +319,7 @@ class HumanDriver(_Base):
         s = link.session
         assert s is not None and s.state is not None
         st = s.state
-        if st.needs is not None or len(st.history) == self.shown_moves:
+        if self.shadow is None or st.needs is not None or len(st.history) == self.shown_moves:
             return
         names = self.names(link)
         new = st.history[self.shown_moves:]
@@ -392,6 +392,7 @@ class HumanDriver(_Base):
             move = parse_move(text)
             s.state.check(move)
             link.play(move)
+            self.refresh(link)
         except (NotationError, IllegalMoveError, LocalProtocolError) as exc:
             self.con.print(Text(str(exc), style="red"))
             self._reprompt(link)

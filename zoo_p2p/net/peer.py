@@ -204,9 +204,17 @@ class Link:
             log.warning("dropped a genesis that does not open: %s", exc)
             self.dropped += 1
             return False
+        if not self._genesis_ok(self.session):
+            log.warning("dropped a genesis not written by the invite's host")
+            self.dropped += 1
+            self.session = None
+            return False
         self.sink = self.open_log(self.session)
         self.written = 0
         self._flush_log()
+        return True
+
+    def _genesis_ok(self, session: Session) -> bool:
         return True
 
     def _flush_log(self) -> None:
@@ -227,6 +235,7 @@ class Link:
         before = len(s)
         held = s.entries if start < before else []
         gap: int | None = None
+        seen: list[Any] = []
         for i, entry in enumerate(entries):
             seq = start + i
             if seq < len(held) and held[seq] == entry:
@@ -241,30 +250,30 @@ class Link:
             if gaps:
                 gap = gaps[0].expected_seq
                 break
-            self._emit(events)
-        self._advance(before)
+            seen.extend(events)
+        self._advance(before, seen)
         return gap
 
-    def _emit(self, events: list[Any]) -> None:
-        if not events:
-            return
-        if not self._started and any(type(ev).__name__ == "GameStarted" for ev in events):
-            self._started = True
-            self.driver.on_started(self)
-        self.driver.on_events(events, self)
-
-    def _advance(self, before: int) -> None:
-        """After any change: send what we owe, keep the log in step, ask for our move."""
+    def _advance(self, before: int, events: list[Any] | None = None) -> None:
+        """After any change: send what we owe, keep the log in step, tell the driver, ask for
+        our move. Entries we write ourselves return no events, so drivers read the state."""
         s = self.session
         assert s is not None
-        while True:
-            out = s.take_outgoing()
-            if not out:
-                break
-            # our own entries produce no events from take_outgoing; the session has applied them
+        while s.take_outgoing():
+            pass
         self._flush_log()
         if len(s) > before:
             self.publish(before, s.entries[before:])
+        if not self._started and s.state is not None:
+            self._started = True
+            self.driver.on_started(self)
+        if len(s) > before or events:
+            self.driver.on_events(events or [], self)
+        if s.stopped is not None and self.stopped is None:
+            c = s.stopped
+            self.driver.on_notice(f"the game is stopped: seat {c.seat + 1} cheated ({c.reason})")
+            self.stopped = Outcome(False, f"seat {c.seat + 1} cheated: {c.reason}", len(s))
+            return
         if self.my_turn and self._turn_at != len(s):
             self._turn_at = len(s)
             self.driver.on_turn(self)
@@ -816,8 +825,9 @@ class Joiner(Link):
         elif kind == "reject":
             self.stopped = Outcome(False, f"the host said: {msg['reason']}", self._have())
         elif kind == "bye":
-            s = self.session
-            self.stopped = Outcome(bool(s and s.finished), "the host closed the game", self._have())
+            done = self.session is not None and self.session.finished
+            self.stopped = Outcome(done, "game over" if done else "the host closed the game",
+                                   self._have())
 
     def _on_entries(self, start: int, entries: list[bytes]) -> None:
         if self.session is None:
@@ -825,10 +835,6 @@ class Joiner(Link):
                 self._ask_sync(0)
                 return
             genesis = entries[0]
-            if self.host_pub is not None and not self._genesis_from_host(genesis):
-                self.dropped += 1
-                log.warning("dropped a genesis not written by the invite's host")
-                return
             if not self._start_session(genesis):
                 return
             start, entries = 1, entries[1:]
@@ -837,14 +843,8 @@ class Joiner(Link):
         if gap is not None:
             self._ask_sync(gap)
 
-    def _genesis_from_host(self, genesis: bytes) -> bool:
-        try:
-            entry = decode_entry(genesis)
-            seats = entry.body["seats"] if isinstance(entry.body, dict) else None
-            del seats
-            return True
-        except Exception:
-            return False
+    def _genesis_ok(self, session: Session) -> bool:
+        return session.seats[0].public_key == self.host_pub
 
     def _ask_sync(self, seq: int) -> None:
         now = time.monotonic()
