@@ -506,6 +506,8 @@ class Host(Link):
         if conn is None or conn.curve != curve:
             self.dropped += 1
             log.warning("dropped %s from %s: no hello on this link", kind, rid.hex()[:8])
+            if conn is None and kind in ("ping", "entries", "sync"):
+                self._send(rid, wire.pack("who"))  # a peer we lost track of: ask who it is
             return
         conn.last_seen = now
         self._last_heard = now
@@ -806,6 +808,9 @@ class Joiner(Link):
             self.host_pub = msg["pub"]
             self.seat_no = msg["seat"]
             self.host_up = True
+            return
+        if kind == "who":
+            self._hello()
             return
         if self.host_pub is None:
             if kind == "reject":

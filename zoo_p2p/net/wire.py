@@ -35,6 +35,7 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "sync": {"from": (int,)},
     "presence": {"up": (list,)},
     "ping": {},
+    "who": {},
     "done": {"have": (int,)},
     "bye": {},
 }

@@ -1,0 +1,52 @@
+"""Crashes: kill -9 of a joiner (it comes back and resyncs) and of the host (survivors keep logs)."""
+
+from __future__ import annotations
+
+import signal
+
+from tests.net.harness import Procs, audit_file, log_len, wait_for
+
+
+def test_joiner_killed_and_restarted(procs: Procs) -> None:
+    """A joiner dies mid-game, restarts with the same identity and log, resyncs, game completes."""
+    host, invite = procs.host("--players", "3", "--bot", "greedy", "--delay", "0.02")
+    key = str(procs.tmp / "bot1.pem")
+    bot1 = procs.bot(invite, "bot1", "--identity", key)
+    bot2 = procs.bot(invite, "bot2")
+    log1 = procs.tmp / "bot1.zoolog"
+    wait_for(lambda: log_len(log1) >= 30 or bot1.poll() is not None, 20, "a game under way")
+    assert bot1.poll() is None, procs.text("bot1")
+    bot1.send_signal(signal.SIGKILL)
+    bot1.wait(5)
+    at_kill = log_len(log1)
+    # the others go on until the dead seat is needed, then wait for it
+    bot1 = procs.bot(invite, "bot1", "--identity", key)
+    assert procs.wait(bot1, "bot1") == 0, procs.text("bot1")
+    assert procs.wait(bot2, "bot2") == 0, procs.text("bot2")
+    assert procs.wait(host, "host") == 0, procs.text("host")
+    ref = procs.log("host")
+    assert procs.log("bot1") == ref
+    assert procs.log("bot2") == ref
+    assert log_len(log1) > at_kill
+    assert audit_file(log1).ok  # type: ignore[attr-defined]
+
+
+def test_host_killed(procs: Procs) -> None:
+    """The host dies: each survivor keeps a log that verifies as incomplete, with no fault."""
+    host, invite = procs.host("--players", "3", "--bot", "greedy", "--delay", "0.02")
+    bots = [procs.bot(invite, f"bot{i}", "--give-up", "2") for i in (1, 2)]
+    host_log = procs.tmp / "host.zoolog"
+    wait_for(lambda: log_len(host_log) >= 30 or host.poll() is not None, 20, "a game under way")
+    assert host.poll() is None, procs.text("host")
+    host.send_signal(signal.SIGKILL)
+    host.wait(5)
+    for i, b in enumerate(bots, 1):
+        assert procs.wait(b, f"bot{i}", timeout=20) != 0  # gave up: game not finished
+    full = procs.log("host")
+    for i in (1, 2):
+        mine = procs.log(f"bot{i}")
+        assert len(mine) > 0 and full.startswith(mine)  # nothing invented, nothing reordered
+        report = audit_file(procs.tmp / f"bot{i}.zoolog")
+        assert report.verdict == "incomplete", report  # type: ignore[attr-defined]
+        assert report.fault_index is None  # type: ignore[attr-defined]
+        assert report.entries >= 30  # type: ignore[attr-defined]
