@@ -1,4 +1,4 @@
-"""The cheat catalogue: each fault is detected, names the seat, and carries the entry as evidence."""
+"""The cheat catalogue: each fault is detected, names the seat and carries the entry as proof."""
 
 from __future__ import annotations
 

@@ -268,6 +268,12 @@ class State:
         s._oracle = None
         return s
 
+    def view(self, seat: int) -> State:
+        """What ``seat`` may see: the public state (hands and piles are open information)."""
+        if not 0 <= seat < self.n_seats:
+            raise ValueError(f"no seat {seat}")
+        return self.public()
+
     def with_oracle(self, oracle: Oracle) -> State:
         """A copy whose hidden facts are answered by ``oracle`` (for simulations)."""
         s = self.clone()
