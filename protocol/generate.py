@@ -1,0 +1,31 @@
+"""Regenerate `replays/*.zoo` and `protocol/vectors/*.json` (deterministic, byte for byte).
+
+Run from the repository root:  .venv/bin/python protocol/generate.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from zoo_p2p.protocol.samples import all_vectors, sample_logs  # noqa: E402
+from zoo_p2p.storage import write_log  # noqa: E402
+
+
+def main() -> None:
+    """Write every sample log and vector file."""
+    for name, entries in sample_logs().items():
+        write_log(ROOT / "replays" / name, entries)
+        print(f"replays/{name}: {len(entries)} entries")
+    for name, content in all_vectors().items():
+        path = ROOT / "protocol" / "vectors" / name
+        path.write_text(json.dumps(content, indent=1) + "\n")
+        print(f"protocol/vectors/{name}")
+
+
+if __name__ == "__main__":
+    main()
