@@ -1,4 +1,4 @@
-"""Headless full games: every peer a separate process on 127.0.0.1, every log identical and valid."""
+"""Headless full games: each peer a separate process on 127.0.0.1, every log identical, valid."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ See protocol/TRANSPORT.md for the messages.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import time
@@ -240,6 +241,11 @@ class Link:
             seq = start + i
             if seq < len(held) and held[seq] == entry:
                 continue  # already have it (a relay echo or an overlapping resync)
+            if 0 < seq < len(held) and not self._links_at(held, seq, entry):
+                self.dropped += 1
+                log.warning("dropped entry %d from %s: it does not chain onto our log "
+                            "(another game's entry)", seq, source)
+                continue
             try:
                 events = s.receive(entry)
             except RemoteProtocolError as exc:
@@ -253,6 +259,15 @@ class Link:
             seen.extend(events)
         self._advance(before, seen)
         return gap
+
+    @staticmethod
+    def _links_at(held: list[bytes], seq: int, entry: bytes) -> bool:
+        """True if `entry` claims the very prev_hash our entry `seq` has: only then can it be a
+        fork of our chain (evidence for the session); otherwise it belongs to another chain."""
+        try:
+            return decode_entry(entry).prev == hashlib.sha256(held[seq - 1]).digest()
+        except RemoteProtocolError:
+            return False
 
     def _advance(self, before: int, events: list[Any] | None = None) -> None:
         """After any change: send what we owe, keep the log in step, tell the driver, ask for
@@ -455,8 +470,8 @@ class Host(Link):
         """Relay new entries to every connected seat."""
         for first, batch in wire.batches(entries, start):
             data = wire.pack("entries", **{"from": first, "e": batch})
-            for rid in list(self.seat_rid.values()):
-                if rid != skip:
+            for rid, conn in list(self.conns.items()):  # every live link of a seat
+                if rid != skip and conn.seat is not None:
                     self._send(rid, data)
 
     def _lobby_msg(self) -> bytes:
@@ -571,9 +586,6 @@ class Host(Link):
             seat = len(self.lobby) - 1
             self.driver.on_notice(
                 f"{hello.name} joined ({self.fingerprint(hello.pub)})")
-        old = self.seat_rid.get(seat)
-        if old is not None and old != rid:
-            self.conns.pop(old, None)
         self.conns[rid] = _Conn(rid, curve, hello.pub, seat, now)
         self.seat_rid[seat] = rid
         self.lobby[seat].rid = rid
@@ -613,9 +625,11 @@ class Host(Link):
     def _presence(self, now: float, force: bool = False) -> None:
         n = len(self.lobby)
         up = [True] + [False] * (n - 1)
-        for seat, rid in self.seat_rid.items():
-            conn = self.conns.get(rid)
-            up[seat] = conn is not None and now - conn.last_seen < LIVE_TIMEOUT
+        for rid, conn in list(self.conns.items()):
+            if now - conn.last_seen > 4 * LIVE_TIMEOUT:  # long dead: forget the link
+                self._drop(rid)
+            elif conn.seat is not None and now - conn.last_seen < LIVE_TIMEOUT:
+                up[conn.seat] = True
         if up != self.up or force:
             self._set_up(up)
             if self.session is not None:
@@ -633,8 +647,8 @@ class Host(Link):
         if s is not None and s.finished:
             if self._done_since is None:
                 self._done_since = now
-            joiners = [self.conns.get(self.seat_rid.get(i, b"")) for i in range(1, len(self.lobby))]
-            if all(c is not None and c.done for c in joiners) or \
+            done = {c.seat for c in self.conns.values() if c.done}
+            if all(i in done for i in range(1, len(self.lobby))) or \
                     now - self._done_since > self.options.linger_done:
                 bye = wire.pack("bye")
                 for rid in list(self.conns):
