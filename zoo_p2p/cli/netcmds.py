@@ -267,6 +267,30 @@ class BotDriver(_Base):
         link.play(move)
 
 
+def hint_text(moves: Sequence[Any]) -> str:
+    """Legal moves, compact: sends grouped by the squares they may go to, then the steps."""
+    from zoo_p2p.rules import Send, square_name
+
+    by_value: dict[int, list[str]] = {}
+    steps: list[str] = []
+    for m in moves:
+        if isinstance(m, Send):
+            by_value.setdefault(m.value, []).append(square_name(m.to))
+        else:
+            steps.append(str(m))
+    lines: list[str] = []
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for value, squares in by_value.items():
+        groups.setdefault(tuple(squares), []).append(value)
+    for squares, values in groups.items():
+        vals = "/".join(str(v) for v in values)
+        where = "any square showing a zoo card" if len(squares) >= 20 else " ".join(squares)
+        lines.append(f"send {vals} onto {where} (e.g. {values[0]}@{squares[0]})")
+    if steps:
+        lines.append("steps: " + " ".join(steps))
+    return "legal: " + ("\n       ".join(lines) if lines else "none")
+
+
 class HumanDriver(_Base):
     """A person at the terminal: board after every change, moves typed on stdin."""
 
@@ -375,7 +399,7 @@ class HumanDriver(_Base):
             return True
         if text in ("?", "h", "help"):
             if link.my_turn:
-                self.con.print("legal: " + " ".join(str(m) for m in s.state.legal_moves()))
+                self.con.print(hint_text(s.state.legal_moves()))
             else:
                 self.con.print("moves: send '5@C3' (a character from your hand onto C3) or "
                                "step 'C3-C4'")
@@ -400,7 +424,7 @@ class HumanDriver(_Base):
 
     def _reprompt(self, link: Link) -> None:
         if link.my_turn:
-            self.con.print(Text("Your move", style="bold green"), ": ", end="")
+            self.con.print(Text("Your move: ", style="bold green"), end="")
 
     def on_presence(self, up: list[bool], link: Link) -> None:
         """Say who is missing, and who holds the game up."""
@@ -730,7 +754,8 @@ def play_command(*, bots: int, level: str, team: str | None, variant: str, log: 
             players=bots + 1, variant=variant, first=None, port=0, bind="127.0.0.1",
             address="127.0.0.1", log_path=log, name=name, team=parse_team(team), bots=bots,
             level=level, bot=None, invite_file=None, curve=True, identity=None, give_up=None,
-            delay=0.0, quiet=False, console=console, bot_delay=0.6,
+            delay=0.0, quiet=False, console=console,
+            bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
         )
     except NetError as exc:
         Console(stderr=True).print(f"[red]{exc}[/red]")
