@@ -282,10 +282,10 @@ def hint_text(moves: Sequence[Any]) -> str:
     groups: dict[tuple[str, ...], list[int]] = {}
     for value, squares in by_value.items():
         groups.setdefault(tuple(squares), []).append(value)
-    for squares, values in groups.items():
+    for group, values in groups.items():
         vals = "/".join(str(v) for v in values)
-        where = "any square showing a zoo card" if len(squares) >= 20 else " ".join(squares)
-        lines.append(f"send {vals} onto {where} (e.g. {values[0]}@{squares[0]})")
+        where = "any square showing a zoo card" if len(group) >= 20 else " ".join(group)
+        lines.append(f"send {vals} onto {where} (e.g. {values[0]}@{group[0]})")
     if steps:
         lines.append("steps: " + " ".join(steps))
     return "legal: " + ("\n       ".join(lines) if lines else "none")
