@@ -283,3 +283,20 @@ def test_a_seat_refusing_to_open_its_seed_is_named(seat: int) -> None:
     assert report.verdict == INCOMPLETE and report.waiting_for == Floor(seat, Kind.SEED)
     assert any(f"seat {seat}" in n and "has not opened its seed" in n for n in report.notes)
     assert report.scores is not None  # the scores are known; only the seed audit is missing
+
+
+def test_wrong_mutant_link_is_caught() -> None:
+    for seed in range(40, 80):
+        game = setup_game(2, Variant.STANDARD, random.Random(seed))
+        rng = random.Random(seed)
+        while game.sessions[0].floor is not None:
+            f = game.sessions[0].floor
+            if f.kind == Kind.REVEAL and f.seat == 1:
+                body = decode_entry(_owed(game, 1)[0]).body
+                if len(body[0]) == 2:  # a deal link and a mutant link
+                    body[0][1][0] = (body[0][1][0] + 1) % 10
+                    bad = forge(game, 1, Kind.REVEAL, body)
+                    _expect_cheat(_honest(game, 1), bad, 1, "table [1-4] index")
+                    return
+            step(game, rng)
+    pytest.fail("no reveal round with a mutant link in 40 games")

@@ -187,3 +187,44 @@ def test_finished_session_rejects_more() -> None:
     extra = forge(game, last.seat, Kind.RESULT, [list(obs.final_scores or ())], on=obs)
     with pytest.raises(RemoteProtocolError, match="finished"):
         obs.receive(extra)
+
+
+def test_state_learns_a_bottom_card_only_when_the_round_completes() -> None:
+    game = setup_game(3, Variant.STANDARD, random.Random(31))
+    rng = random.Random(2)
+    while game.sessions[0].floor is not None and game.sessions[0].floor.kind != Kind.REVEAL:
+        step(game, rng)
+    obs = game.sessions[0]
+    assert obs.state is not None and obs.state.needs is not None
+    sq = obs.state.needs.square
+    for _ in range(2):  # seats 0 and 1 have published their links: still hidden
+        step(game, rng)
+        assert obs.state.needs is not None
+        assert 25 + sq not in obs.known_tokens
+    step(game, rng)  # seat 2 completes the chain
+    assert obs.state.needs is None and 25 + sq in obs.known_tokens
+
+
+def test_mutant_reveals_match_the_opened_deal() -> None:
+    for n in (2, 3, 4):
+        game = finished_game(n)
+        s = game.sessions[0]
+        assert s.opened_deal is not None
+        copies = s.opened_deal.mutant_copies
+        for (value, copy), is_mutant in s.mutant_reveals.items():
+            assert is_mutant == (copies[value] == copy)
+        found = [v for (v, _), m in s.mutant_reveals.items() if m]
+        assert len(found) == len(set(found))
+        for slot, tok in s.known_tokens.items():
+            assert s.opened_deal.slot_tokens[slot] == tok
+
+
+def test_protocol_package_does_no_file_io() -> None:
+    from pathlib import Path
+
+    import zoo_p2p.protocol as pkg
+
+    for f in Path(pkg.__file__).parent.glob("*.py"):
+        src = f.read_text()
+        for banned in (" open(", "read_bytes", "write_bytes", "import pathlib", "import os"):
+            assert banned not in src, f"{f.name} uses {banned}"
