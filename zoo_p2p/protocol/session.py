@@ -482,7 +482,12 @@ class Session:
                 ev: tuple[bytes, ...] = (e.raw,)
                 if prior is not None:
                     ev += (self._entries[prior[1]],)
-                self._cheat(e, seat, f"table {t} maps two indices to {v}: not a permutation", ev)
+                self._cheat(
+                    e,
+                    seat,
+                    f"table {t} maps two indices to {v}: not a permutation (duplicate card)",
+                    ev,
+                )
             fresh[(t, v)] = x
             outs.append(v)
         return outs
