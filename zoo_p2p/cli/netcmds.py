@@ -59,11 +59,68 @@ def fingerprint(pub: bytes) -> str:
     return fp(pub)
 
 
-def open_log_file(path: Path) -> Any:
-    """The fsync'd, chain-checking log writer of `zoo_p2p.storage` (reopens an existing log)."""
-    from zoo_p2p import storage
+class BatchedLog:
+    """An append-only log file for a live game, fast enough for a 3 ms move.
 
-    return storage.LogWriter(path)
+    Every entry is written to the file (the kernel) at once, so killing the process loses
+    nothing. The fsync against power loss runs on a small background thread (no sockets there),
+    except where the caller asks to wait: our own move is durable before it leaves. The session
+    has already checked that every entry chains; opening goes through `storage.LogWriter`,
+    which drops a torn last entry.
+    """
+
+    def __init__(self, path: Path) -> None:
+        import threading
+
+        from zoo_p2p import storage
+
+        storage.LogWriter(path).close()  # create, or recover a torn tail
+        self.path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        self._cond = threading.Condition()
+        self._dirty = False
+        self._closed = False
+        self._thread = threading.Thread(target=self._syncer, name="zoo-log-fsync", daemon=True)
+        self._thread.start()
+
+    def append(self, entry: bytes) -> None:
+        """Write one entry to the file (durable against a crash of this process at once)."""
+        view = memoryview(entry)
+        while view:
+            view = view[os.write(self._fd, view):]
+
+    def sync(self, wait: bool = False) -> None:
+        """fsync what was written: now if `wait`, else soon on the background thread."""
+        if wait:
+            os.fsync(self._fd)
+            return
+        with self._cond:
+            self._dirty = True
+            self._cond.notify()
+
+    def _syncer(self) -> None:
+        while True:
+            with self._cond:
+                while not self._dirty and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                self._dirty = False
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Final fsync; stop the thread; close the file."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self._thread.join(5)
+        os.fsync(self._fd)
+        os.close(self._fd)
+
+
+def open_log_file(path: Path) -> BatchedLog:
+    """Open (or reopen) our log for appending."""
+    return BatchedLog(path)
 
 
 def read_log(path: Path) -> list[bytes]:
