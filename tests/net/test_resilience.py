@@ -55,3 +55,20 @@ def test_host_killed(procs: Procs) -> None:
         assert report.fault_index is None  # type: ignore[attr-defined]
         # nothing lost: a survivor holds at least what the host had relayed before dying
         assert report.entries >= 30  # type: ignore[attr-defined]
+
+
+def test_host_killed_then_resumed(procs: Procs) -> None:
+    """`zoo resume LOG` brings the host back on the same port and key; the joiner, which kept
+    retrying, resyncs and the game completes with identical logs."""
+    host, invite = procs.host("--players", "2", "--bot", "greedy", "--delay", "0.05")
+    bot = procs.bot(invite, "bot1")
+    host_log = procs.tmp / "host.zoolog"
+    wait_for(lambda: log_len(host_log) >= 25 or host.poll() is not None, 20, "a game under way")
+    assert host.poll() is None, procs.text("host")
+    host.send_signal(signal.SIGKILL)
+    host.wait(5)
+    again = procs.zoo("resume", str(host_log), "--bot", "greedy", "--quiet", name="resumed")
+    assert procs.wait(again, "resumed") == 0, procs.text("resumed")
+    assert procs.wait(bot, "bot1") == 0, procs.text("bot1")
+    assert procs.log("bot1") == procs.log("host")
+    assert audit_file(host_log).ok  # type: ignore[attr-defined]

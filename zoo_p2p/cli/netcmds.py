@@ -627,7 +627,8 @@ def run_join(
     meta = {"role": "join", "invite": str(invite)}
     joiner = Joiner(invite, key=key, driver=driver, make_session=session_factory(key),
                     open_log=log_opener(log_path, meta), fingerprint=fingerprint,
-                    options=JoinOptions(name=name, team=team, give_up=give_up, curve=curve),
+                    options=JoinOptions(name=name, team=team, give_up=give_up,
+                                        curve=curve and invite.server_key != bytes(32)),
                     session=session, sink=sink)
     console.print(f"joining {invite.host}:{invite.port} as {name} "
                   f"({fingerprint(raw_public(key))})…")
@@ -673,7 +674,8 @@ def run_resume(log_path: Path, *, invite_text: str | None, port: int | None, bin
     me = session.seats[session.seat]
     joiner = Joiner(invite, key=key, driver=driver, make_session=session_factory(key),
                     open_log=log_opener(log_path, meta), fingerprint=fingerprint,
-                    options=JoinOptions(name=me.name, team=int(me.team), give_up=give_up),
+                    options=JoinOptions(name=me.name, team=int(me.team), give_up=give_up,
+                                        curve=invite.server_key != bytes(32)),
                     session=session, sink=sink)
     joiner._advance(len(session.entries))
     outcome = joiner.run()

@@ -47,6 +47,7 @@ HEARTBEAT_IVL_MS = 1000
 HEARTBEAT_TIMEOUT_MS = 3000
 HEARTBEAT_TTL_MS = 6000
 SNDHWM = 10_000
+NO_CURVE = bytes(32)  # the invite's key when the host runs without CURVE (debugging only)
 
 
 class EntrySink(Protocol):
@@ -452,7 +453,8 @@ class Host(Link):
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
         self.server_pub_z85, server_secret = server_curve_keys(key)
-        self.server_pub = z85.decode(self.server_pub_z85)
+        # with CURVE off the invite carries an all-zero key, which also tells joiners so
+        self.server_pub = z85.decode(self.server_pub_z85) if options.curve else NO_CURVE
         if options.curve:
             self.auth = ThreadAuthenticator(self.ctx)
             self.auth.start()

@@ -13,10 +13,11 @@ from typing import Any
 import msgpack
 
 from zoo_p2p.errors import RemoteProtocolError, ZooError
+from zoo_p2p.protocol.encoding import MAX_ENTRY_SIZE
 
 WIRE_VERSION = 1
 MAX_FRAME = 1 << 20  # one transport message, bytes (also the socket's MAXMSGSIZE)
-MAX_ENTRY = 64 << 10  # one log entry inside a message
+MAX_ENTRY = MAX_ENTRY_SIZE  # one log entry inside a message (the protocol's limit)
 MAX_BATCH = 512  # entries in one "entries" message
 MAX_NAME = 32  # characters in a player name
 DOMAIN_HELLO = b"zoo-p2p/hello/v1"
@@ -109,7 +110,7 @@ def _check(msg: dict[str, Any]) -> None:
             raise WireError("entries: batch too large")
         for entry in msg["e"]:
             if not isinstance(entry, bytes) or not 0 < len(entry) <= MAX_ENTRY:
-                raise WireError("entries: an entry is not bytes of 1..65536")
+                raise WireError(f"entries: an entry is not bytes of 1..{MAX_ENTRY}")
     elif kind == "presence":
         if len(msg["up"]) > 4 or not all(isinstance(u, bool) for u in msg["up"]):
             raise WireError("presence.up: up to 4 booleans")
