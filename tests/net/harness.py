@@ -65,9 +65,11 @@ class Procs:
         assert p.poll() is None, self.text(name)
         return p, inv.read_text().strip()
 
-    def bot(self, invite: str, name: str, *args: str) -> subprocess.Popen[bytes]:
+    def bot(self, invite: str, name: str, *args: str, quiet: bool = True,
+            ) -> subprocess.Popen[bytes]:
         """Start a bot peer with its own log tmp/NAME.zoolog."""
-        return self.zoo("bot", invite, "--log", str(self.tmp / f"{name}.zoolog"), "--quiet",
+        q = ["--quiet"] if quiet else []
+        return self.zoo("bot", invite, "--log", str(self.tmp / f"{name}.zoolog"), *q,
                         "--give-up", "20", "--name", name, *args, name=name)
 
     def text(self, name: str) -> str:

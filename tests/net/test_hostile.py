@@ -136,3 +136,18 @@ def test_hostile_frames_do_not_stop_the_game(procs: Procs) -> None:
     assert "dropped a hello with a bad signature" in err
     assert "another game" in err  # the replays reached the session and were refused
     assert "Traceback" not in err
+
+
+def test_joiner_with_a_wrong_server_key_gives_up_cleanly(procs: Procs) -> None:
+    """An invite whose CURVE key was altered: the handshake fails, the joiner says so and stops;
+    the host is unharmed and still lets the right joiner in."""
+    host, invite_text = procs.host("--players", "2", "--bot", "greedy")
+    inv = Invite.parse(invite_text)
+    forged = Invite(host=inv.host, port=inv.port, server_key=bytes(range(1, 33)),
+                    fingerprint=inv.fingerprint)
+    lost = procs.bot(str(forged), "lost", "--give-up", "1.5", quiet=False)
+    assert procs.wait(lost, "lost", timeout=15) != 0
+    assert "handshake" in procs.text("lost")
+    good = procs.bot(invite_text, "good")
+    assert procs.wait(good, "good") == 0, procs.text("good")
+    assert procs.wait(host, "host") == 0, procs.text("host")

@@ -13,7 +13,7 @@ def test_joiner_killed_and_restarted(procs: Procs) -> None:
     host, invite = procs.host("--players", "3", "--bot", "greedy", "--delay", "0.02")
     key = str(procs.tmp / "bot1.pem")
     bot1 = procs.bot(invite, "bot1", "--identity", key)
-    bot2 = procs.bot(invite, "bot2")
+    bot2 = procs.bot(invite, "bot2", quiet=False)
     log1 = procs.tmp / "bot1.zoolog"
     wait_for(lambda: log_len(log1) >= 30 or bot1.poll() is not None, 20, "a game under way")
     assert bot1.poll() is None, procs.text("bot1")
@@ -29,6 +29,7 @@ def test_joiner_killed_and_restarted(procs: Procs) -> None:
     assert procs.log("bot1") == ref
     assert procs.log("bot2") == ref
     assert log_len(log1) > at_kill
+    assert "waiting for bot1 (" in procs.text("bot2")  # the others saw who held the game up
     assert audit_file(log1).ok  # type: ignore[attr-defined]
 
 

@@ -729,7 +729,11 @@ class Host(Link):
     def close(self) -> None:
         """Stop the authenticator, then close the socket (short linger so the last bye leaves)."""
         try:
-            self.sock.close(linger=200 if self.stopped and self.stopped.finished else 0)
+            if not (self.stopped and self.stopped.finished):
+                bye = wire.pack("bye")  # we are leaving early: tell everyone now
+                for rid in list(self.conns):
+                    self._send(rid, bye)
+            self.sock.close(linger=200)
         finally:
             if self.auth is not None:
                 self.auth.stop()
@@ -796,6 +800,7 @@ class Joiner(Link):
         self._last_tx = 0.0
         self._finished_at: float | None = None
         self.host_up = False
+        self._warned_handshake = False
 
     def _send(self, data: bytes) -> None:
         try:
@@ -803,6 +808,15 @@ class Joiner(Link):
             self._last_tx = time.monotonic()
         except zmq.ZMQError as exc:
             log.info("cannot send to the host now: %s", exc)
+
+    def close(self) -> None:
+        """Say bye if we leave before the end, then close."""
+        try:
+            if self.host_pub is not None and not (self.stopped and self.stopped.finished):
+                self._send(wire.pack("bye"))
+            self.sock.close(linger=200)
+        finally:
+            super().close()
 
     def _hello(self) -> None:
         s = self.session
@@ -870,8 +884,10 @@ class Joiner(Link):
                 self._hello()
             elif ev in (zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL, zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
                         zmq.EVENT_HANDSHAKE_FAILED_AUTH):
-                self.driver.on_notice(
-                    "secure handshake with the host failed (is the invite right?)")
+                if not self._warned_handshake:
+                    self._warned_handshake = True
+                    self.driver.on_notice(
+                        "secure handshake with the host failed (is the invite right?)")
             elif ev == zmq.EVENT_DISCONNECTED:
                 self.host_up = False
                 self.driver.on_notice("lost the host; reconnecting…")
