@@ -138,6 +138,8 @@ def audit_entries(entries: list[bytes]) -> tuple[bool, str]:
     verdict = report.verdict
     if report.fault_index is not None:
         verdict += f" at entry {report.fault_index}: {report.fault_reason}"
+    elif report.notes:
+        verdict += ": " + report.notes[0] + "; everything in it checks out"
     return report.ok, verdict
 
 
@@ -503,7 +505,10 @@ def _finish(link: Link, outcome: Outcome, log_path: Path | None, console: Consol
     style = "green" if ok and outcome.finished else "yellow"
     console.print(Text(f"{outcome.reason}; {len(entries)} entries", style=style))
     console.print(Text(f"log saved: {path}", style="bold"))
-    console.print(Text(f"audit: {'OK' if ok else 'not complete'} — {verdict}", style=style))
+    if ok:
+        verdict = "ok: every signature, link, move, reveal and seed checks out"
+    head, _, rest = verdict.partition(":")
+    console.print(Text(f"audit: {head.upper()}" + (f" —{rest}" if rest else ""), style=style))
     return 0 if outcome.finished and ok else 1
 
 
@@ -591,8 +596,11 @@ def run_host(
     procs: list[subprocess.Popen[bytes]] = []
     tmpdir = Path(tempfile.mkdtemp(prefix="zoo-bots-"))
     try:
-        if bots:
-            procs = _spawn_bots(host.invite, bots, level, bot_delay, tmpdir)
+        if bots:  # our own bots come in over loopback whatever the invite says
+            local = host.invite if bind not in ("0.0.0.0", "*") else Invite(
+                host="127.0.0.1", port=host.port, server_key=host.invite.server_key,
+                fingerprint=host.invite.fingerprint)
+            procs = _spawn_bots(local, bots, level, bot_delay, tmpdir)
         console.print(f"waiting for {players - 1} player(s) to join…")
         host.start_if_ready()
         outcome = host.run()
