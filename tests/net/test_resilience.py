@@ -73,3 +73,19 @@ def test_host_killed_then_resumed(procs: Procs) -> None:
     assert procs.wait(bot, "bot1") == 0, procs.text("bot1")
     assert procs.log("bot1") == procs.log("host")
     assert audit_file(host_log).ok  # type: ignore[attr-defined]
+
+
+def test_a_joiner_leaving_the_lobby_gives_its_seat_back(procs: Procs) -> None:
+    """Ctrl-C in the lobby says bye; the seat is freed and the game starts with the others."""
+    host, invite = procs.host("--players", "3", "--bot", "greedy")
+    early = procs.bot(invite, "early", quiet=False)
+    wait_for(lambda: "lobby: 2 of 3" in procs.text("early"), 15, "the early joiner seated")
+    early.send_signal(signal.SIGINT)
+    assert procs.wait(early, "early", timeout=10) != 0
+    bots = [procs.bot(invite, f"bot{i}") for i in (1, 2)]
+    for i, b in enumerate(bots, 1):
+        assert procs.wait(b, f"bot{i}") == 0, procs.text(f"bot{i}")
+    assert procs.wait(host, "host") == 0, procs.text("host")
+    report = audit_file(procs.tmp / "host.zoolog")
+    assert report.ok  # type: ignore[attr-defined]
+    assert sorted(s.name for s in report.seats) == ["bot1", "bot2", "host"]  # type: ignore[attr-defined]

@@ -703,8 +703,30 @@ class Host(Link):
             if self.session is not None:
                 self._broadcast(wire.pack("presence", up=up))
 
+    def _prune_lobby(self, now: float) -> None:
+        """Before the game starts, a joiner that left (bye, or silent) gives its seat back."""
+        live = {c.seat for c in self.conns.values() if now - c.last_seen < 2 * LIVE_TIMEOUT}
+        gone = [i for i in range(1, len(self.lobby)) if i not in live]
+        if not gone:
+            return
+        for i in gone:
+            self.driver.on_notice(f"{self.lobby[i].name} left the lobby")
+        keep = [i for i in range(len(self.lobby)) if i not in gone]
+        renumber = {old: new for new, old in enumerate(keep)}
+        self.lobby = [self.lobby[i] for i in keep]
+        for rid, conn in list(self.conns.items()):
+            if conn.seat in renumber:
+                conn.seat = renumber[conn.seat]
+            else:
+                del self.conns[rid]
+        self.seat_rid = {renumber[s]: r for s, r in self.seat_rid.items() if s in renumber}
+        self._broadcast(self._lobby_msg())
+        self.driver.on_lobby(self._lobby_seats(), self.options.players)
+
     def tick(self, now: float) -> None:
         """Ping everyone, update presence, finish when every seat has the whole log."""
+        if self.session is None:
+            self._prune_lobby(now)
         if now - self._last_ping >= PING_EVERY:
             self._last_ping = now
             ping = wire.pack("ping")
