@@ -119,8 +119,8 @@ def test_hostile_frames_do_not_stop_the_game(procs: Procs) -> None:
         n = log_len(procs.tmp / "host.zoolog")
         thief.send(wire.pack("entries", **{"from": n, "e": foreign[n:n + 3]}))
         thief.send(wire.pack("entries", **{"from": 0, "e": foreign[:2]}))
-        thief.send(wire.pack("sync", **{"from": 0}))  # answered after the replays were handled
-        _until(thief, lambda m: m.get("t") == "entries" and m.get("from") == 0, "a resync")
+        thief.send(wire.pack("sync", **{"from": 1}))  # answered after the replays were handled
+        _until(thief, lambda m: m.get("t") == "entries" and m.get("from") == 1, "a resync")
         # 4. an oversized frame: the socket drops that peer
         big, _ = _dealer(ctx, inv, server_key=inv.server_key)
         big.send(b"\x00" * (wire.MAX_FRAME + 10))
