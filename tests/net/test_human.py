@@ -27,12 +27,12 @@ def _pick(hints: str) -> str:
 
 
 def test_human_plays_zoo_play_through_a_pty(procs: Procs) -> None:
-    """`zoo play --bots 1`: the human asks for hints, tries a bad move, plays legal ones, wins or
+    """`zoo play --bots 2`: the human asks for hints, tries a bad move, plays legal ones, wins or
     loses, and sees the log saved and verified."""
     master, slave = os.openpty()
     env = dict(procs.env, ZOO_BOT_DELAY="0", TERM="xterm")
     log = procs.tmp / "human.zoolog"
-    p = subprocess.Popen([*ZOO, "play", "--bots", "1", "--level", "greedy", "--log", str(log)],
+    p = subprocess.Popen([*ZOO, "play", "--bots", "2", "--level", "greedy", "--log", str(log)],
                          stdin=slave, stdout=slave, stderr=slave, env=env, cwd=procs.tmp,
                          start_new_session=True)
     procs.procs.append(p)
@@ -73,6 +73,7 @@ def test_human_plays_zoo_play_through_a_pty(procs: Procs) -> None:
     assert p.returncode == 0, buf[-3000:]
     assert moves >= 3
     assert "Final score" in buf
+    assert "since your last move:" in buf  # the two bots' moves, recapped at our turn
     assert "audit: OK" in buf
     assert str(log.name) in buf.replace("\n", "")
     assert re.search(r"Z9|not a move|square", buf)

@@ -359,6 +359,7 @@ class HumanDriver(_Base):
         self.shadow: Any = None
         self.shown_moves = 0
         self.prompted = False
+        self.recap: list[Text] = []
         self.quit = False
         self.up: list[bool] = []
 
@@ -406,11 +407,16 @@ class HumanDriver(_Base):
             return
         names = self.names(link)
         new = st.history[self.shown_moves:]
+        mover = self.shadow.to_move
         if len(new) == 1:
-            for line in describe_move(self.shadow, st, new[0], names):
+            lines = describe_move(self.shadow, st, new[0], names)
+            for line in lines:
                 self.con.print(line)
+            if mover != s.seat:
+                self.recap.append(Text(" · ").append_text(Text("; ").join(lines)))
         else:
             self.con.print("moves: " + ", ".join(str(m) for m in new))
+            self.recap.append(Text(" · moves: " + ", ".join(str(m) for m in new)))
         self.shown_moves = len(st.history)
         self.shadow = st.clone()
         self.prompted = False
@@ -425,10 +431,15 @@ class HumanDriver(_Base):
             self.con.print(Text(f"{_seat_name(s, st.to_move)} to move…", style="dim"))
 
     def on_turn(self, link: Link) -> None:
-        """Prompt."""
+        """Recap the others' moves since ours (when several), then prompt."""
         self.refresh(link)
         s = link.session
         assert s is not None
+        if len(self.recap) > 1:
+            self.con.print(Text("since your last move:", style="bold"))
+            for line in self.recap:
+                self.con.print(line)
+        self.recap = []
         self.con.print(Text("Your move", style="bold green"), "(e.g. 5@C3, C3-C4; ? for hints): ",
                        end="")
         self.prompted = True
