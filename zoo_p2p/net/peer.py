@@ -292,6 +292,7 @@ class Link:
         our move. Entries we write ourselves return no events, so drivers read the state."""
         s = self.session
         assert s is not None
+        own_from = before if self._own_move else len(s)  # entries from here on are ours
         while s.take_outgoing():
             pass
         if len(s) > before:
@@ -303,7 +304,7 @@ class Link:
                 self._flush_log()
                 if s.state is not None:
                     self._trace("onwire", len(s.state.history))
-            self.publish(before, s.entries[before:])
+            self.publish(before, s.entries[before:], own_from)
         self._own_move = False
         self._flush_log()
         if not self._started and s.state is not None:
@@ -326,8 +327,9 @@ class Link:
             self._turn_at = len(s)
             self.driver.on_turn(self)
 
-    def publish(self, start: int, entries: list[bytes]) -> None:
-        """Send newly appended entries to whoever needs them (host: everyone; joiner: the host)."""
+    def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
+        """Send newly appended entries to whoever needs them (host: everyone; joiner: the host,
+        ours only: those from `own_from` on)."""
         raise NotImplementedError
 
     # ----- loop -------------------------------------------------------------------------
@@ -530,7 +532,7 @@ class Host(Link):
             self._head_cache = (len(s), hashlib.sha256(s.entries[-1]).digest())
         return self._head_cache[1]
 
-    def publish(self, start: int, entries: list[bytes], skip: bytes | None = None) -> None:
+    def publish(self, start: int, entries: list[bytes], own_from: int = -1) -> None:
         """Relay new entries to every connected seat (minus one relayed early)."""
         if self._early == start:
             self._early = -1
@@ -538,7 +540,7 @@ class Host(Link):
         for first, batch in wire.batches(entries, start):
             data = wire.pack("entries", **{"from": first, "e": batch})
             for rid, conn in list(self.conns.items()):  # every live link of a seat
-                if rid != skip and conn.seat is not None:
+                if conn.seat is not None:
                     self._send(rid, data)
 
     def _lobby_msg(self) -> bytes:
@@ -851,23 +853,11 @@ class Joiner(Link):
                              pub=hello.pub, curve=hello.curve, game=hello.game, have=hello.have,
                              sig=sig))
 
-    def publish(self, start: int, entries: list[bytes]) -> None:
+    def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
         """Send the entries we wrote ourselves to the host."""
-        s = self.session
-        assert s is not None
-        mine = [(start + i, e) for i, e in enumerate(entries) if s.seat is not None
-                and self._author(e) == s.seat]
-        if not mine:
-            return
-        first = mine[0][0]
-        for f, batch in wire.batches(list(s.entries[first:start + len(entries)]), first):
+        mine = entries[max(0, own_from - start):]
+        for f, batch in wire.batches(mine, max(start, own_from)):
             self._send(wire.pack("entries", **{"from": f, "e": batch}))
-
-    def _author(self, entry: bytes) -> int | None:
-        try:
-            return int(decode_entry(entry).seat)
-        except Exception:
-            return None
 
     def on_socket(self, sock: Any) -> None:
         """Drain the DEALER or the monitor."""
