@@ -1,9 +1,11 @@
-"""The ``hard`` bot: information-set Monte Carlo tree search (single observer).
+"""The ``hard`` bot: determinized Monte Carlo search with heavy playouts.
 
-Each iteration samples the hidden facts (bottom cards, mutant flags) consistently with
-everything public (``State.determinize``), walks one shared tree of moves with UCB1
-corrected for availability, plays the game out with a cheap policy and backs up each
-seat's reward (its share of the win, blended with its score margin).
+Every simulation samples the hidden facts (bottom cards, mutant flags) consistently with
+everything public (``State.determinize``: one mutant per value 0..3 among the cards of that
+value still in the zoo, the remaining card counts), so a capture's real risk is weighed.
+The candidate moves (the best ``width`` by the one-ply policy) share simulations by UCB1;
+each simulation plays the game out with the noisy one-ply policy for every seat and backs
+up the searching seat's reward: its share of the win blended with its score margin.
 """
 
 from __future__ import annotations
@@ -14,29 +16,20 @@ import time
 from collections.abc import Callable
 
 from zoo_p2p.bots.base import public_position
+from zoo_p2p.bots.policy import public_odds, scored_moves
 from zoo_p2p.rules import Move, State
 
-DEFAULT_THINK = 0.9
+DEFAULT_THINK = 0.8
 """Seconds per move when ``think`` is not given (the budget is 1 s on one core)."""
 
-WORK_PER_SECOND = 60_000
+WORK_PER_SECOND = 40_000
 """Simulated plies per second of ``think`` in seeded (deterministic) mode, calibrated low."""
 
-SAFETY = 1.25
-"""Seeded mode still stops at ``SAFETY * think`` wall seconds (only on a very slow machine)."""
+SAFETY = 1.0
+"""Seeded mode also stops at ``SAFETY * think`` wall seconds: deterministic unless the machine
+is too slow to finish the work in time (the 1 s budget wins over reproducibility)."""
 
-MARGIN_SCALE = 40.0
-
-
-class _Node:
-    __slots__ = ("avail", "children", "n", "seat", "w")
-
-    def __init__(self, seat: int) -> None:
-        self.seat = seat
-        self.n = 0
-        self.w = 0.0
-        self.avail = 0
-        self.children: dict[Move, _Node] = {}
+MARGIN_SCALE = 30.0
 
 
 def rewards(state: State, margin_weight: float = 0.3) -> list[float]:
@@ -54,8 +47,26 @@ def rewards(state: State, margin_weight: float = 0.3) -> list[float]:
     return out
 
 
+def policy_playout(state: State, rng: random.Random, noise: float = 1.5) -> int:
+    """Play ``state`` (with an oracle) to the end by the noisy one-ply policy; return the plies."""
+    rand = rng.random
+    plies = 0
+    while not state.is_terminal():
+        best_m: Move | None = None
+        best_s = -1e9
+        for s, m in scored_moves(state, public_odds(state)):
+            s += rand() * noise
+            if s > best_s:
+                best_s = s
+                best_m = m
+        assert best_m is not None
+        state.apply_unchecked(best_m)
+        plies += 1
+    return plies
+
+
 class HardBot:
-    """Information-set MCTS with a time budget; deterministic (work-bounded) when seeded."""
+    """Determinized Monte Carlo search with a time budget; deterministic when seeded."""
 
     level = "hard"
 
@@ -66,7 +77,9 @@ class HardBot:
         *,
         work: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
-        exploration: float = 0.7,
+        width: int = 12,
+        exploration: float = 0.4,
+        noise: float = 1.5,
     ) -> None:
         self.think = DEFAULT_THINK if think is None else float(think)
         if self.think <= 0:
@@ -76,73 +89,60 @@ class HardBot:
             work = max(1, int(self.think * WORK_PER_SECOND))
         self.work = work
         self.clock = clock
+        self.width = width
         self.exploration = exploration
-        self.last_iterations = 0
+        self.noise = noise
+        self.last_simulations = 0
+
+    def candidates(self, pub: State) -> list[Move]:
+        """The moves worth simulating: the ``width`` best by the one-ply policy."""
+        scored = scored_moves(pub, public_odds(pub))
+        order = {m: i for i, m in enumerate(pub.legal_moves())}
+        scored.sort(key=lambda sm: (-sm[0], order[sm[1]]))
+        return [m for _s, m in scored[: self.width]]
 
     def choose(self, state: State) -> Move:
-        """Search from the public state and play the most visited move."""
+        """Search from the public state and play the best-valued move."""
         pub, moves = public_position(state)
         if len(moves) == 1:
             return moves[0]
-        root = self.search(pub)
-        best = max(root.children.items(), key=lambda mc: (mc[1].n, mc[1].w))
-        return best[0]
+        cands = self.candidates(pub)
+        if len(cands) == 1:
+            return cands[0]
+        n, w = self.search(pub, cands)
+        best = max(range(len(cands)), key=lambda i: (n[i], w[i]))
+        return cands[best]
 
-    def search(self, pub: State) -> _Node:
-        """Run the iterations from ``pub`` and return the root of the tree."""
+    def search(self, pub: State, cands: list[Move]) -> tuple[list[int], list[float]]:
+        """Share simulations among ``cands`` by UCB1; return visits and reward sums."""
         rng = self.rng
-        rand = rng.random
         clock = self.clock
         limit = self.think * (SAFETY if self.work is not None else 1.0)
         deadline = clock() + limit
         work_left = self.work
-        root = _Node(-1)
+        me = pub.to_move
+        k = len(cands)
+        n = [0] * k
+        w = [0.0] * k
         c = self.exploration
-        it = 0
-        base_plies = len(pub.history)
+        total = 0
         while True:
-            it += 1
+            if total < k:
+                i = total
+            else:
+                log_t = math.log(total)
+                i = max(range(k), key=lambda j: w[j] / n[j] + c * math.sqrt(log_t / n[j]))
             det = pub.with_oracle(pub.determinize(rng))
-            node = root
-            path = [root]
-            while not det.is_terminal():
-                moves = det.legal_moves()
-                children = node.children
-                untried = [m for m in moves if m not in children]
-                if untried:
-                    m = untried[int(rand() * len(untried))]
-                    child = _Node(det.to_move)
-                    children[m] = child
-                    for mm in moves:
-                        ch = children.get(mm)
-                        if ch is not None:
-                            ch.avail += 1
-                    det.apply_unchecked(m)
-                    path.append(child)
-                    break
-                best_m = moves[0]
-                best_u = -1.0
-                for mm in moves:
-                    ch = children[mm]
-                    ch.avail += 1
-                    u = ch.w / ch.n + c * math.sqrt(math.log(ch.avail) / ch.n)
-                    if u > best_u:
-                        best_u = u
-                        best_m = mm
-                det.apply_unchecked(best_m)
-                node = children[best_m]
-                path.append(node)
-            if not det.is_terminal():
-                det.playout(rng)
-            r = rewards(det)
-            for nd in path[1:]:
-                nd.n += 1
-                nd.w += r[nd.seat]
+            det.apply_unchecked(cands[i])
+            plies = policy_playout(det, rng, self.noise)
+            n[i] += 1
+            w[i] += rewards(det)[me]
+            total += 1
             if work_left is not None:
-                work_left -= len(det.history) - base_plies + 4
+                work_left -= plies + 2
                 if work_left <= 0:
                     break
-            if (it & 7) == 0 and clock() >= deadline:
+            if (total & 3) == 0 and clock() >= deadline:
                 break
-        self.last_iterations = it
-        return root
+        self.last_simulations = total
+        return n, w

@@ -85,6 +85,10 @@ from zoo_p2p.cli import netcmds as _netcmds  # noqa: E402 - zoo host/join/bot/re
 
 _netcmds.register(app)
 
+from zoo_p2p.cli.arena import arena_command  # noqa: E402 - zoo arena (issue 5)
+
+app.command("arena")(arena_command)
+
 
 def main() -> None:
     """Console-script entry point."""
