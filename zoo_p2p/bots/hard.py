@@ -3,14 +3,14 @@
 Every simulation samples the hidden facts (bottom cards, mutant flags) consistently with
 everything public (``State.determinize``: one mutant per value 0..3 among the cards of that
 value still in the zoo, the remaining card counts), so a capture's real risk is weighed.
-The candidate moves (the best ``width`` by the one-ply policy) share simulations by UCB1;
-each simulation plays the game out with the noisy one-ply policy for every seat and backs
-up the searching seat's reward: its share of the win blended with its score margin.
+The candidate moves (the best ``width`` by the one-ply policy) are compared by paired
+successive halving: each round samples one deal and plays every live candidate out with the
+noisy one-ply policy for every seat (same sampled cards, same playout seed), scoring the
+searching seat's reward (its share of the win blended with its score margin).
 """
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Callable
@@ -22,7 +22,7 @@ from zoo_p2p.rules import Move, State
 DEFAULT_THINK = 0.8
 """Seconds per move when ``think`` is not given (the budget is 1 s on one core)."""
 
-WORK_PER_SECOND = 40_000
+WORK_PER_SECOND = 55_000
 """Simulated plies per second of ``think`` in seeded (deterministic) mode, calibrated low."""
 
 SAFETY = 1.0
@@ -30,6 +30,9 @@ SAFETY = 1.0
 is too slow to finish the work in time (the 1 s budget wins over reproducibility)."""
 
 MARGIN_SCALE = 30.0
+
+PRIOR = 0.01
+"""Reward per point of one-ply score added to a candidate's mean: prefers the sure thing."""
 
 
 def rewards(state: State, margin_weight: float = 0.3) -> list[float]:
@@ -78,8 +81,8 @@ class HardBot:
         work: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
         width: int = 12,
-        exploration: float = 0.4,
         noise: float = 1.5,
+        margin_weight: float = 0.5,
     ) -> None:
         self.think = DEFAULT_THINK if think is None else float(think)
         if self.think <= 0:
@@ -90,31 +93,41 @@ class HardBot:
         self.work = work
         self.clock = clock
         self.width = width
-        self.exploration = exploration
         self.noise = noise
+        self.margin_weight = margin_weight
         self.last_simulations = 0
 
-    def candidates(self, pub: State) -> list[Move]:
-        """The moves worth simulating: the ``width`` best by the one-ply policy."""
+    def candidates(self, pub: State) -> list[tuple[float, Move]]:
+        """The moves worth simulating, with their one-ply scores: the ``width`` best."""
         scored = scored_moves(pub, public_odds(pub))
         order = {m: i for i, m in enumerate(pub.legal_moves())}
         scored.sort(key=lambda sm: (-sm[0], order[sm[1]]))
-        return [m for _s, m in scored[: self.width]]
+        return scored[: self.width]
 
     def choose(self, state: State) -> Move:
         """Search from the public state and play the best-valued move."""
         pub, moves = public_position(state)
         if len(moves) == 1:
             return moves[0]
-        cands = self.candidates(pub)
+        scored = self.candidates(pub)
+        cands = [m for _s, m in scored]
         if len(cands) == 1:
             return cands[0]
         n, w = self.search(pub, cands)
-        best = max(range(len(cands)), key=lambda i: (n[i], w[i]))
+        # survivors of the halving, by mean reward nudged towards the one-ply score
+        best = max(
+            (i for i in range(len(cands)) if n[i] == max(n)),
+            key=lambda i: (w[i] / n[i] + PRIOR * scored[i][0], -i),
+        )
         return cands[best]
 
     def search(self, pub: State, cands: list[Move]) -> tuple[list[int], list[float]]:
-        """Share simulations among ``cands`` by UCB1; return visits and reward sums."""
+        """Paired successive halving: each round samples one deal and plays every live candidate.
+
+        All live candidates meet the same sampled hidden cards and the same playout seed in
+        every round, so their means compare on equal terms; the worse half is dropped after
+        8, 24, 56... rounds. Returns each candidate's rounds and reward sum.
+        """
         rng = self.rng
         clock = self.clock
         limit = self.think * (SAFETY if self.work is not None else 1.0)
@@ -124,25 +137,35 @@ class HardBot:
         k = len(cands)
         n = [0] * k
         w = [0.0] * k
-        c = self.exploration
-        total = 0
-        while True:
-            if total < k:
-                i = total
-            else:
-                log_t = math.log(total)
-                i = max(range(k), key=lambda j: w[j] / n[j] + c * math.sqrt(log_t / n[j]))
-            det = pub.with_oracle(pub.determinize(rng))
-            det.apply_unchecked(cands[i])
-            plies = policy_playout(det, rng, self.noise)
-            n[i] += 1
-            w[i] += rewards(det)[me]
-            total += 1
-            if work_left is not None:
-                work_left -= plies + 2
-                if work_left <= 0:
-                    break
-            if (total & 3) == 0 and clock() >= deadline:
-                break
-        self.last_simulations = total
+        alive = list(range(k))
+        rounds = 0
+        next_cut = 8
+        sims = 0
+        done = False
+        while not done:
+            oracle = pub.determinize(rng)
+            seed = rng.getrandbits(64)
+            for i in alive:
+                det = pub.with_oracle(oracle)
+                det.apply_unchecked(cands[i])
+                plies = policy_playout(det, random.Random(seed), self.noise)
+                n[i] += 1
+                w[i] += rewards(det, self.margin_weight)[me]
+                sims += 1
+                if work_left is not None:
+                    work_left -= plies + 2
+            rounds += 1
+            if work_left is not None and work_left <= 0:
+                done = True
+            if clock() >= deadline:
+                done = True
+            if rounds == next_cut and len(alive) > 2:
+                alive.sort(key=lambda j: (-w[j], j))
+                alive = alive[: max(2, (len(alive) + 1) // 2)]
+                next_cut = 2 * next_cut + 8
+        self.last_simulations = sims
+        # only candidates still alive have met every round: rank them alone
+        for j in range(k):
+            if j not in alive:
+                n[j] = 0
         return n, w
