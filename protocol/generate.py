@@ -1,4 +1,4 @@
-"""Regenerate `replays/*.zoo` and `protocol/vectors/*.json` (deterministic, byte for byte).
+"""Regenerate `replays/*.zoolog` and `protocol/vectors/*.json` (deterministic, byte for byte).
 
 Run from the repository root:  .venv/bin/python protocol/generate.py
 """

@@ -25,10 +25,10 @@ from zoo_p2p.rules import Variant
 
 # (file name, seats, variant)
 SAMPLE_GAMES: tuple[tuple[str, int, Variant], ...] = (
-    ("2p-standard.zoo", 2, Variant.STANDARD),
-    ("3p-standard.zoo", 3, Variant.STANDARD),
-    ("4p-standard.zoo", 4, Variant.STANDARD),
-    ("3p-general.zoo", 3, Variant.GENERAL),
+    ("2p-standard.zoolog", 2, Variant.STANDARD),
+    ("3p-standard.zoolog", 3, Variant.STANDARD),
+    ("4p-standard.zoolog", 4, Variant.STANDARD),
+    ("3p-general.zoolog", 3, Variant.GENERAL),
 )
 
 
