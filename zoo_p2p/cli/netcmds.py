@@ -592,7 +592,7 @@ def run_host(
     opts = HostOptions(players=players, bind=bind, port=port, curve=curve, name=name, team=team,
                        give_up=give_up)
     host = Host(key=key, driver=driver, make_session=session_factory(key),
-                open_log=_host_log_opener(log_path, meta), options=opts,
+                open_log=log_opener(log_path, meta), options=opts,
                 make_genesis=genesis_factory(key, variant, first), fingerprint=fingerprint,
                 address=address or (bind if bind not in ("0.0.0.0", "*") else _guess_address()))
     meta["port"] = host.port
@@ -619,10 +619,6 @@ def run_host(
         _reap(procs)
         shutil.rmtree(tmpdir, ignore_errors=True)
     return _finish(host, outcome, log_path, console)
-
-
-def _host_log_opener(path: Path | None, meta: dict[str, Any]) -> Callable[[Any], Any]:
-    return log_opener(path, meta)
 
 
 def run_join(

@@ -14,7 +14,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import zmq
@@ -422,7 +422,6 @@ class HostOptions:
     team: int | None = None
     linger_done: float = 3.0  # seconds to wait for every joiner to say it has everything
     give_up: float | None = None  # stop when no joiner has been heard for this long (None: never)
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Host(Link):
@@ -988,8 +987,3 @@ class Joiner(Link):
                 self._send(wire.pack("done", have=len(s.entries)))
             elif now - self._finished_at > 3.0:
                 self.stopped = Outcome(True, "game over (no bye from the host)", len(s.entries))
-
-
-def fresh_seed() -> bytes:
-    """32 random bytes (for keys nobody needs to recover)."""
-    return os.urandom(32)
