@@ -360,6 +360,7 @@ class HumanDriver(_Base):
         self.shown_moves = 0
         self.prompted = False
         self.recap: list[Text] = []
+        self.pending = ""
         self.quit = False
         self.up: list[bool] = []
 
@@ -445,14 +446,24 @@ class HumanDriver(_Base):
         self.prompted = True
 
     def on_fd(self, fd: int, link: Link) -> bool:
-        """One typed line."""
-        line = sys.stdin.readline()
+        """Read what was typed (unbuffered, so pasted lines all count) and handle each line."""
         from zoo_p2p.net.peer import Outcome
 
-        if line == "":
+        data = os.read(fd, 4096)
+        if not data:
             self.quit = True
             link.stopped = Outcome(False, "you left (end of input)", link._have())
             return False
+        self.pending += data.decode(errors="replace")
+        while "\n" in self.pending and link.stopped is None:
+            line, self.pending = self.pending.split("\n", 1)
+            self.on_line(line, link)
+        return True
+
+    def on_line(self, line: str, link: Link) -> bool:
+        """One typed line."""
+        from zoo_p2p.net.peer import Outcome
+
         text = line.strip()
         s = link.session
         if text.lower() in ("q", "quit", "exit"):
