@@ -300,3 +300,27 @@ def test_wrong_mutant_link_is_caught() -> None:
                     return
             step(game, rng)
     pytest.fail("no reveal round with a mutant link in 40 games")
+
+
+def test_replaying_an_old_game_between_the_same_keys_is_no_fork() -> None:
+    """An honest seat's entries from another game must not frame it as a forker in this one."""
+    a = setup_game(2, Variant.STANDARD, random.Random(21))
+    b = setup_game(2, Variant.STANDARD, random.Random(21))
+    genesis_b = Session.create_genesis(
+        a.keys[0], list(a.sessions[0].seats), Variant.STANDARD, None, bytes(range(32))
+    )
+    b.sessions = [Session(genesis_b, key=a.keys[i], seed=a.seeds[i]) for i in range(2)]
+    b.keys = a.keys
+    rng = random.Random(0)
+    for _ in range(4):  # both games past seq 3: the old entries' seqs are already held
+        step(a, rng)
+        step(b, rng)
+    watcher = a.sessions[1]
+    held = len(watcher)
+    for raw in b.sessions[0].entries[1:4]:
+        with pytest.raises(RemoteProtocolError, match="another game") as info:
+            watcher.receive(raw)
+        assert not isinstance(info.value, CheatError)
+    assert watcher.stopped is None and len(watcher) == held
+    step(a, rng)  # the game goes on
+    assert len(watcher) == held + 1

@@ -307,11 +307,20 @@ class Session:
         self._verify(e, e.seat)
         if e.seq < n_held:
             held = self._entries[e.seq]
-            if e.seq > 0 and self._authors[e.seq] == e.seat:
+            # A fork is equivocation inside this chain: same seat, same seq, same predecessor.
+            # An entry whose prev is not our entry seq-1 belongs to another chain (another game
+            # between the same keys, say): rejected, never a cheat verdict against its signer.
+            same_chain = e.seq > 0 and e.prev == sha256(self._entries[e.seq - 1])
+            if same_chain and self._authors[e.seq] == e.seat:
                 self._cheat(
                     e, e.seat, f"fork: two different entries signed for seq {e.seq}", (e.raw, held)
                 )
-            what = "another game's genesis" if e.seq == 0 else "a conflicting entry"
+            if e.seq == 0:
+                what = "another game's genesis"
+            elif not same_chain:
+                what = "an entry of another game or chain (its prev is not our previous entry)"
+            else:
+                what = "a conflicting entry"
             raise RemoteProtocolError(
                 f"seq {e.seq} is already taken; this is {what}", entry=e.raw, seat=e.seat
             )
