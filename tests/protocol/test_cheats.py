@@ -211,15 +211,21 @@ def test_tampered_body_keeps_old_signature() -> None:
     assert audit([game.entries[0], raw]).fault_index == 1
 
 
-def test_entry_from_another_game_with_the_same_players() -> None:
-    a = setup_game(2, Variant.STANDARD, random.Random(18))
-    b = setup_game(2, Variant.STANDARD, random.Random(18))
-    # Same keys and seats, a new genesis nonce: another game.
+def _two_games_same_keys(seed: int) -> tuple[LocalGame, LocalGame]:
+    """Two games between the same keys and seats, told apart only by the genesis nonce."""
+    a = setup_game(2, Variant.STANDARD, random.Random(seed))
+    b = setup_game(2, Variant.STANDARD, random.Random(seed))
     genesis_b = Session.create_genesis(
         a.keys[0], list(a.sessions[0].seats), Variant.STANDARD, None, bytes(range(32))
     )
     b.sessions = [Session(genesis_b, key=a.keys[i], seed=a.seeds[i]) for i in range(2)]
     b.keys = a.keys
+    return a, b
+
+
+def test_entry_from_another_game_with_the_same_players() -> None:
+    a, b = _two_games_same_keys(18)
+    genesis_b = b.sessions[0].entries[0]
     rng = random.Random(0)
     step(b, rng)
     foreign = b.sessions[0].entries[1]
@@ -304,13 +310,7 @@ def test_wrong_mutant_link_is_caught() -> None:
 
 def test_replaying_an_old_game_between_the_same_keys_is_no_fork() -> None:
     """An honest seat's entries from another game must not frame it as a forker in this one."""
-    a = setup_game(2, Variant.STANDARD, random.Random(21))
-    b = setup_game(2, Variant.STANDARD, random.Random(21))
-    genesis_b = Session.create_genesis(
-        a.keys[0], list(a.sessions[0].seats), Variant.STANDARD, None, bytes(range(32))
-    )
-    b.sessions = [Session(genesis_b, key=a.keys[i], seed=a.seeds[i]) for i in range(2)]
-    b.keys = a.keys
+    a, b = _two_games_same_keys(21)
     rng = random.Random(0)
     for _ in range(4):  # both games past seq 3: the old entries' seqs are already held
         step(a, rng)
