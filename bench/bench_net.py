@@ -116,6 +116,19 @@ def one_game(tmp: Path, players: int = 4) -> tuple[list[float], list[float], flo
     return lat, wire, (max(started) - genesis) / 1e6
 
 
+def raw_verify_us(n: int = 3000) -> float:
+    """Microseconds per raw Ed25519 verify of a 300-byte message, measured here and now."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.generate()
+    pub, msg = key.public_key(), b"x" * 300
+    sig = key.sign(msg)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        pub.verify(sig, msg)
+    return (time.perf_counter() - t0) / n * 1e6
+
+
 def help_time(runs: int = 5) -> float:
     """Median wall time (ms) of `zoo --help`."""
     times = []
@@ -130,6 +143,7 @@ def main() -> None:
     """Run and print the figures."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=3)
+    ap.add_argument("--small", action="store_true", help="also time 2- and 3-peer games")
     args = ap.parse_args()
     lats: list[float] = []
     wires: list[float] = []
@@ -141,6 +155,7 @@ def main() -> None:
             wires += wire
             openings.append(opening)
     rt50, rt99 = raw_round_trip()
+    verify = raw_verify_us()
     print(f"moves measured: {len(lats)}")
     print(f"move latency p50 ms: {pct(lats, 0.5):.2f}")
     print(f"move latency p99 ms: {pct(lats, 0.99):.2f}")
@@ -148,6 +163,17 @@ def main() -> None:
     print(f"move latency from the wire (after the mover's fsync) p99 ms: {pct(wires, 0.99):.2f}")
     print(f"raw pyzmq round trip p50 ms: {rt50:.3f}")
     print(f"raw pyzmq round trip p99 ms: {rt99:.3f}")
+    print(f"raw Ed25519 verify us: {verify:.0f}")
+    print(f"move latency p50 / raw round trip: {pct(lats, 0.5) / rt50:.1f}")
+    print(f"move latency p50 / raw verify: {pct(lats, 0.5) * 1000 / verify:.1f}")
+    if args.small:
+        for players in (2, 3):
+            small: list[float] = []
+            for _ in range(args.games):
+                with tempfile.TemporaryDirectory() as d:
+                    small += one_game(Path(d), players)[0]
+            print(f"{players}-peer move latency p50 ms: {pct(small, 0.5):.2f}")
+            print(f"{players}-peer move latency p99 ms: {pct(small, 0.99):.2f}")
     print(f"commit + opening round ms (median of {len(openings)}): "
           f"{statistics.median(openings):.1f}")
     print(f"zoo --help ms: {help_time():.0f}")
