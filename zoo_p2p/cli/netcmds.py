@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -709,6 +709,16 @@ def run_resume(log_path: Path, *, invite_text: str | None, port: int | None, bin
 
 
 # ----------------------------------------------------------------------------- commands
+def _exit_with(run: Callable[[], int]) -> NoReturn:
+    """Run a command body and exit with its code; our own errors are one red line, exit 1."""
+    try:
+        code = run()
+    except ZooError as exc:
+        Console(stderr=True).print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    raise typer.Exit(code)
+
+
 def host_cmd(
     players: Annotated[int, typer.Option("--players", "-n", min=2, max=4,
                                          help="Seats at the table, you included (2-4).")] = 2,
@@ -740,17 +750,12 @@ def host_cmd(
     first_seat = None if first == "random" else int(first) - 1
     if first_seat is not None and not 0 <= first_seat < players:
         raise typer.BadParameter("--first: 'random' or a seat number 1..players")
-    try:
-        code = run_host(
-            players=players, variant=variant, first=first_seat, port=port, bind=bind,
-            address=address, log_path=log, name=name, team=parse_team(team), bots=bots,
-            level=level, bot=bot, invite_file=invite_file, curve=curve, identity=identity,
-            give_up=give_up, delay=delay, quiet=quiet, console=_console(quiet),
-        )
-    except NetError as exc:
-        Console(stderr=True).print(f"[red]{exc}[/red]")
-        raise typer.Exit(1) from None
-    raise typer.Exit(code)
+    _exit_with(lambda: run_host(
+        players=players, variant=variant, first=first_seat, port=port, bind=bind,
+        address=address, log_path=log, name=name, team=parse_team(team), bots=bots,
+        level=level, bot=bot, invite_file=invite_file, curve=curve, identity=identity,
+        give_up=give_up, delay=delay, quiet=quiet, console=_console(quiet),
+    ))
 
 
 def join_cmd(
@@ -767,14 +772,9 @@ def join_cmd(
 ) -> None:
     """Join a game from its invite and play at this terminal."""
     _setup_logging(verbose, False)
-    try:
-        code = run_join(invite, name=name, team=parse_team(team), log_path=log, level=None,
-                        identity=identity, give_up=give_up, delay=0.0, seed=None,
-                        console=_console(False), ephemeral=False)
-    except NetError as exc:
-        Console(stderr=True).print(f"[red]{exc}[/red]")
-        raise typer.Exit(1) from None
-    raise typer.Exit(code)
+    _exit_with(lambda: run_join(
+        invite, name=name, team=parse_team(team), log_path=log, level=None, identity=identity,
+        give_up=give_up, delay=0.0, seed=None, console=_console(False), ephemeral=False))
 
 
 def bot_cmd(
@@ -794,14 +794,10 @@ def bot_cmd(
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
     _setup_logging(verbose, quiet)
-    try:
-        code = run_join(invite, name=name or f"{level} bot", team=parse_team(team), log_path=log,
-                        level=level, identity=identity, give_up=give_up, delay=delay, seed=seed,
-                        console=_console(quiet), ephemeral=True)
-    except NetError as exc:
-        Console(stderr=True).print(f"[red]{exc}[/red]")
-        raise typer.Exit(1) from None
-    raise typer.Exit(code)
+    _exit_with(lambda: run_join(
+        invite, name=name or f"{level} bot", team=parse_team(team), log_path=log, level=level,
+        identity=identity, give_up=give_up, delay=delay, seed=seed, console=_console(quiet),
+        ephemeral=True))
 
 
 def resume_cmd(
@@ -820,13 +816,9 @@ def resume_cmd(
 ) -> None:
     """Continue an unfinished game from its log, as host or joiner, once all seats are back."""
     _setup_logging(verbose, quiet)
-    try:
-        code = run_resume(log, invite_text=invite, port=port, bind=bind, bot=bot,
-                          identity=identity, give_up=give_up, delay=0.0, console=_console(quiet))
-    except (NetError, ZooError) as exc:
-        Console(stderr=True).print(f"[red]{exc}[/red]")
-        raise typer.Exit(1) from None
-    raise typer.Exit(code)
+    _exit_with(lambda: run_resume(
+        log, invite_text=invite, port=port, bind=bind, bot=bot, identity=identity,
+        give_up=give_up, delay=0.0, console=_console(quiet)))
 
 
 def play_command(*, bots: int, level: str, team: str | None, variant: str, log: Path | None,
@@ -834,18 +826,13 @@ def play_command(*, bots: int, level: str, team: str | None, variant: str, log: 
     """You against 1-3 bots, each a real peer process over loopback; the log saved and audited."""
     _setup_logging(False, False)
     console = _console(False)
-    try:
-        code = run_host(
-            players=bots + 1, variant=variant, first=None, port=0, bind="127.0.0.1",
-            address="127.0.0.1", log_path=log, name=name, team=parse_team(team), bots=bots,
-            level=level, bot=None, invite_file=None, curve=True, identity=None, give_up=None,
-            delay=0.0, quiet=False, console=console,
-            bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
-        )
-    except NetError as exc:
-        Console(stderr=True).print(f"[red]{exc}[/red]")
-        raise typer.Exit(1) from None
-    raise typer.Exit(code)
+    _exit_with(lambda: run_host(
+        players=bots + 1, variant=variant, first=None, port=0, bind="127.0.0.1",
+        address="127.0.0.1", log_path=log, name=name, team=parse_team(team), bots=bots,
+        level=level, bot=None, invite_file=None, curve=True, identity=None, give_up=None,
+        delay=0.0, quiet=False, console=console,
+        bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
+    ))
 
 
 def register(app: typer.Typer) -> None:
