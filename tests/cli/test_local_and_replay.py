@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from zoo_p2p.bots import make_bot
 from zoo_p2p.cli.app import app
 from zoo_p2p.cli.local import run_game
 from zoo_p2p.protocol.simulate import play_game
-from zoo_p2p.rules import KnownDeal, Team, Variant
+from zoo_p2p.rules import KnownDeal, Move, State, Team, Variant
 from zoo_p2p.storage import read_log, write_log
 
 runner = CliRunner()
@@ -20,24 +21,17 @@ runner = CliRunner()
 
 def test_local_game_against_a_bot_to_the_end() -> None:
     """A human who always types the first legal move, plus some bad input, finishes a game."""
-    # Find the moves the human will play by running the same seeded game without the terminal.
     lines = ["7@C3", "C3-D4", "hello", "?"]  # each must be refused with a reason, then go on
-    moves: list[str] = []
-
-    def first_legal(state):  # type: ignore[no-untyped-def]
-        return state.legal_moves()[0]
-
-    # human moves are recorded from a dry run with the same seed and a deterministic bot
-    from zoo_p2p.bots import make_bot
-
+    # A dry run with the same seed as `zoo play --local --seed 11` (same draws in the same
+    # order: the bot's seed, the deal, the first seat) records the moves the human will type.
     rng = random.Random(11)
     bot = make_bot("greedy", seed=rng.randrange(2**32))
     deal = KnownDeal.random(rng, Variant.STANDARD)
-    first = rng.randrange(2)
-    state = deal.new_state([Team.YELLOW, Team.BLUE], first_seat=first)
+    state = deal.new_state([Team.YELLOW, Team.BLUE], first_seat=rng.randrange(2))
+    moves: list[str] = []
 
-    def human(s):  # type: ignore[no-untyped-def]
-        m = first_legal(s)
+    def human(s: State) -> Move:
+        m = s.legal_moves()[0]
         moves.append(str(m))
         return m
 
