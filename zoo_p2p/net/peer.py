@@ -521,7 +521,7 @@ class Host(Link):
             return
         if e.seq == start and e.seat == s.floor.seat and e.kind == s.floor.kind and \
                 e.prev == self._head():
-            self.publish(start, entries)
+            self.publish(start, entries, skip_seat=e.seat)  # its author has it already
             self._early = start
 
     def _head(self) -> bytes:
@@ -531,15 +531,17 @@ class Host(Link):
             self._head_cache = (len(s), hashlib.sha256(s.entries[-1]).digest())
         return self._head_cache[1]
 
-    def publish(self, start: int, entries: list[bytes], own_from: int = -1) -> None:
-        """Relay new entries to every connected seat (minus one relayed early)."""
+    def publish(
+        self, start: int, entries: list[bytes], own_from: int = -1, skip_seat: int | None = None
+    ) -> None:
+        """Relay new entries to every connected seat but `skip_seat` (minus one relayed early)."""
         if self._early == start:
             self._early = -1
             start, entries = start + 1, entries[1:]
         for first, batch in wire.batches(entries, start):
             data = wire.pack("entries", **{"from": first, "e": batch})
             for rid, conn in list(self.conns.items()):  # every live link of a seat
-                if conn.seat is not None:
+                if conn.seat is not None and conn.seat != skip_seat:
                     self._send(rid, data)
 
     def _lobby_msg(self) -> bytes:
