@@ -76,19 +76,50 @@ def one_game(tmp: Path, players: int = 4) -> tuple[list[float], list[float], flo
     env = dict(os.environ, ZOO_HOME=str(tmp / "home"), ZOO_NET_TRACE=str(trace))
     inv = tmp / "invite"
     host = subprocess.Popen(
-        [*ZOO, "host", "--players", str(players), "--bot", "greedy", "--bind", "127.0.0.1",
-         "--invite-file", str(inv), "--log", str(tmp / "host.zoolog"), "--quiet"],
-        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        [
+            *ZOO,
+            "host",
+            "--players",
+            str(players),
+            "--bot",
+            "greedy",
+            "--bind",
+            "127.0.0.1",
+            "--invite-file",
+            str(inv),
+            "--log",
+            str(tmp / "host.zoolog"),
+            "--quiet",
+        ],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 20
     while not inv.exists():
         if time.monotonic() > deadline or host.poll() is not None:
             raise SystemExit("the host did not start")
         time.sleep(0.02)
-    bots = [subprocess.Popen(
-        [*ZOO, "bot", inv.read_text().strip(), "--level", "greedy", "--quiet",
-         "--log", str(tmp / f"bot{i}.zoolog"), "--give-up", "20"],
-        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-        for i in range(1, players)]
+    bots = [
+        subprocess.Popen(
+            [
+                *ZOO,
+                "bot",
+                inv.read_text().strip(),
+                "--level",
+                "greedy",
+                "--quiet",
+                "--log",
+                str(tmp / f"bot{i}.zoolog"),
+                "--give-up",
+                "20",
+            ],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
+        for i in range(1, players)
+    ]
     for p in [*bots, host]:
         if p.wait(120) != 0:
             raise SystemExit("a peer failed")
@@ -111,8 +142,7 @@ def one_game(tmp: Path, players: int = 4) -> tuple[list[float], list[float], flo
             elif ev == "genesis":
                 genesis = int(t)
     lat = [(max(settled[h]) - t0) / 1e6 for h, t0 in sent.items() if len(settled[h]) == players]
-    wire = [(max(settled[h]) - t0) / 1e6 for h, t0 in onwire.items()
-            if len(settled[h]) == players]
+    wire = [(max(settled[h]) - t0) / 1e6 for h, t0 in onwire.items() if len(settled[h]) == players]
     return lat, wire, (max(started) - genesis) / 1e6
 
 
@@ -174,8 +204,9 @@ def main() -> None:
                     small += one_game(Path(d), players)[0]
             print(f"{players}-peer move latency p50 ms: {pct(small, 0.5):.2f}")
             print(f"{players}-peer move latency p99 ms: {pct(small, 0.99):.2f}")
-    print(f"commit + opening round ms (median of {len(openings)}): "
-          f"{statistics.median(openings):.1f}")
+    print(
+        f"commit + opening round ms (median of {len(openings)}): {statistics.median(openings):.1f}"
+    )
     print(f"zoo --help ms: {help_time():.0f}")
 
 

@@ -42,15 +42,22 @@ class Procs:
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
         self.procs: list[subprocess.Popen[bytes]] = []
-        self.env = dict(os.environ, ZOO_HOME=str(tmp / "home"), PYTHONPATH=str(ROOT),
-                        NO_COLOR="1", COLUMNS="80")
+        self.env = dict(
+            os.environ, ZOO_HOME=str(tmp / "home"), PYTHONPATH=str(ROOT), NO_COLOR="1", COLUMNS="80"
+        )
 
     def zoo(self, *args: str, name: str) -> subprocess.Popen[bytes]:
         """Start `zoo ARGS`, output to tmp/NAME.out and .err."""
         out = open(self.tmp / f"{name}.out", "wb")  # noqa: SIM115
         err = open(self.tmp / f"{name}.err", "wb")  # noqa: SIM115
-        p = subprocess.Popen([*ZOO, *args], stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                             env=self.env, cwd=self.tmp)
+        p = subprocess.Popen(
+            [*ZOO, *args],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            env=self.env,
+            cwd=self.tmp,
+        )
         out.close()
         err.close()
         self.procs.append(p)
@@ -59,18 +66,44 @@ class Procs:
     def host(self, *args: str, name: str = "host") -> tuple[subprocess.Popen[bytes], str]:
         """Start a headless host and return it with its invite."""
         inv = self.tmp / f"{name}.invite"
-        p = self.zoo("host", "--bind", "127.0.0.1", "--invite-file", str(inv),
-                     "--log", str(self.tmp / f"{name}.zoolog"), "--quiet", *args, name=name)
+        p = self.zoo(
+            "host",
+            "--bind",
+            "127.0.0.1",
+            "--invite-file",
+            str(inv),
+            "--log",
+            str(self.tmp / f"{name}.zoolog"),
+            "--quiet",
+            *args,
+            name=name,
+        )
         wait_for(lambda: inv.exists() or p.poll() is not None, 15, "the invite")
         assert p.poll() is None, self.text(name)
         return p, inv.read_text().strip()
 
-    def bot(self, invite: str, name: str, *args: str, quiet: bool = True,
-            ) -> subprocess.Popen[bytes]:
+    def bot(
+        self,
+        invite: str,
+        name: str,
+        *args: str,
+        quiet: bool = True,
+    ) -> subprocess.Popen[bytes]:
         """Start a bot peer with its own log tmp/NAME.zoolog."""
         q = ["--quiet"] if quiet else []
-        return self.zoo("bot", invite, "--log", str(self.tmp / f"{name}.zoolog"), *q,
-                        "--give-up", "20", "--name", name, *args, name=name)
+        return self.zoo(
+            "bot",
+            invite,
+            "--log",
+            str(self.tmp / f"{name}.zoolog"),
+            *q,
+            "--give-up",
+            "20",
+            "--name",
+            name,
+            *args,
+            name=name,
+        )
 
     def text(self, name: str) -> str:
         """What a process printed (stdout and stderr)."""

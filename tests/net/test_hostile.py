@@ -18,8 +18,12 @@ from zoo_p2p.rules import Team, Variant
 from zoo_p2p.storage import load_or_create_identity
 
 
-def _dealer(ctx: zmq.Context[zmq.Socket[bytes]], inv: Invite, *, server_key: bytes | None,
-            ) -> tuple[zmq.Socket[bytes], bytes]:
+def _dealer(
+    ctx: zmq.Context[zmq.Socket[bytes]],
+    inv: Invite,
+    *,
+    server_key: bytes | None,
+) -> tuple[zmq.Socket[bytes], bytes]:
     s = ctx.socket(zmq.DEALER)
     s.linger = 0
     s.sndtimeo = 1000
@@ -34,11 +38,18 @@ def _dealer(ctx: zmq.Context[zmq.Socket[bytes]], inv: Invite, *, server_key: byt
 def _hello(inv: Invite, key: object, curve: bytes, name: str = "mallory") -> bytes:
     from zoo_p2p.net.peer import raw_public
 
-    h = wire.Hello(name=name, team=None, pub=raw_public(key), curve=curve, game=None,  # type: ignore[arg-type]
-                   have=0)
+    h = wire.Hello(
+        name=name,
+        team=None,
+        pub=raw_public(key),
+        curve=curve,
+        game=None,  # type: ignore[arg-type]
+        have=0,
+    )
     sig = key.sign(wire.hello_signed_bytes(inv.server_key, h))  # type: ignore[attr-defined]
-    return wire.pack("hello", v=1, name=h.name, team=None, pub=h.pub, curve=h.curve, game=None,
-                     have=0, sig=sig)
+    return wire.pack(
+        "hello", v=1, name=h.name, team=None, pub=h.pub, curve=h.curve, game=None, have=0, sig=sig
+    )
 
 
 def _foreign_game(procs: Procs, bot_key: object) -> list[bytes]:
@@ -47,8 +58,10 @@ def _foreign_game(procs: Procs, bot_key: object) -> list[bytes]:
 
     host_key = load_or_create_identity(procs.tmp / "home" / "config" / "identity.key")
     keys = [host_key, bot_key]
-    seats = [SeatInfo(n, raw_public(k), t)  # type: ignore[arg-type]
-             for n, k, t in zip(("host", "bot1"), keys, (Team.YELLOW, Team.BLUE), strict=True)]
+    seats = [
+        SeatInfo(n, raw_public(k), t)  # type: ignore[arg-type]
+        for n, k, t in zip(("host", "bot1"), keys, (Team.YELLOW, Team.BLUE), strict=True)
+    ]
     rng = random.Random(5)
     genesis = Session.create_genesis(host_key, seats, Variant.STANDARD, None, rng.randbytes(32))
     seeds = [rng.randbytes(32) for _ in keys]
@@ -77,8 +90,9 @@ def test_hostile_frames_do_not_stop_the_game(procs: Procs) -> None:
     """Garbage, oversized, unsigned, foreign-game and wrong-key input: dropped, game completes."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    host, invite_text = procs.host("--players", "2", "--bot", "greedy", "--delay", "0.03",
-                                   "--verbose")
+    host, invite_text = procs.host(
+        "--players", "2", "--bot", "greedy", "--delay", "0.03", "--verbose"
+    )
     inv = Invite.parse(invite_text)
     key_path = procs.tmp / "bot1.pem"
     bot_key = load_or_create_identity(key_path)
@@ -117,7 +131,7 @@ def test_hostile_frames_do_not_stop_the_game(procs: Procs) -> None:
         _until(thief, lambda m: m.get("t") == "welcome", "the thief's welcome")
         foreign = _foreign_game(procs, bot_key)
         n = log_len(procs.tmp / "host.zoolog")
-        thief.send(wire.pack("entries", **{"from": n, "e": foreign[n:n + 3]}))
+        thief.send(wire.pack("entries", **{"from": n, "e": foreign[n : n + 3]}))
         thief.send(wire.pack("entries", **{"from": 0, "e": foreign[:2]}))
         thief.send(wire.pack("sync", **{"from": 1}))  # answered after the replays were handled
         _until(thief, lambda m: m.get("t") == "entries" and m.get("from") == 1, "a resync")
@@ -143,8 +157,9 @@ def test_joiner_with_a_wrong_server_key_gives_up_cleanly(procs: Procs) -> None:
     the host is unharmed and still lets the right joiner in."""
     host, invite_text = procs.host("--players", "2", "--bot", "greedy")
     inv = Invite.parse(invite_text)
-    forged = Invite(host=inv.host, port=inv.port, server_key=bytes(range(1, 33)),
-                    fingerprint=inv.fingerprint)
+    forged = Invite(
+        host=inv.host, port=inv.port, server_key=bytes(range(1, 33)), fingerprint=inv.fingerprint
+    )
     lost = procs.bot(str(forged), "lost", "--give-up", "1.5", quiet=False)
     assert procs.wait(lost, "lost", timeout=15) != 0
     assert "handshake" in procs.text("lost")

@@ -32,9 +32,15 @@ def test_human_plays_zoo_play_through_a_pty(procs: Procs) -> None:
     master, slave = os.openpty()
     env = dict(procs.env, ZOO_BOT_DELAY="0", TERM="xterm")
     log = procs.tmp / "human.zoolog"
-    p = subprocess.Popen([*ZOO, "play", "--bots", "2", "--level", "greedy", "--log", str(log)],
-                         stdin=slave, stdout=slave, stderr=slave, env=env, cwd=procs.tmp,
-                         start_new_session=True)
+    p = subprocess.Popen(
+        [*ZOO, "play", "--bots", "2", "--level", "greedy", "--log", str(log)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=procs.tmp,
+        start_new_session=True,
+    )
     procs.procs.append(p)
     os.close(slave)
     buf = ""

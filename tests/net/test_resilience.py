@@ -44,8 +44,9 @@ def test_host_killed(procs: Procs) -> None:
     host.wait(5)
     for i, b in enumerate(bots, 1):
         assert procs.wait(b, f"bot{i}", timeout=20) != 0  # gave up: game not finished
-    logs = {name: read_log(procs.tmp / f"{name}.zoolog").entries
-            for name in ("host", "bot1", "bot2")}
+    logs = {
+        name: read_log(procs.tmp / f"{name}.zoolog").entries for name in ("host", "bot1", "bot2")
+    }
     for a in logs.values():  # one chain: any two logs agree on what they both hold
         for b in logs.values():
             k = min(len(a), len(b))

@@ -15,8 +15,12 @@ from zoo_p2p.net.invite import Invite, InviteError
 
 def test_invite_round_trip_and_forgiving_reader() -> None:
     """str() and parse() agree; quotes and spaces around a pasted invite are fine."""
-    inv = Invite(host="192.168.1.20", port=40123, server_key=bytes(range(32)),
-                 fingerprint="IZYT-2IBP-ZXM5-NOYC")
+    inv = Invite(
+        host="192.168.1.20",
+        port=40123,
+        server_key=bytes(range(32)),
+        fingerprint="IZYT-2IBP-ZXM5-NOYC",
+    )
     text = str(inv)
     assert text.startswith("zoo://192.168.1.20:40123/")
     assert Invite.parse(text) == inv
@@ -26,12 +30,20 @@ def test_invite_round_trip_and_forgiving_reader() -> None:
     assert v6.endpoint == "tcp://[::1]:5"
 
 
-@pytest.mark.parametrize("bad", [
-    "", "http://x:1/a/b", "zoo://host/abc/fp", "zoo://host:0/" + "a" * 52 + "/FP",
-    "zoo://host:99999/" + "a" * 52 + "/FP", "zoo://host:1/" + "a" * 50 + "/FP",
-    "zoo://host:1/" + "1" * 52 + "/FP", "zoo://host:1/" + "a" * 52 + "/bad fp",
-    "zoo://ho st:1/" + "a" * 52 + "/FP",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "http://x:1/a/b",
+        "zoo://host/abc/fp",
+        "zoo://host:0/" + "a" * 52 + "/FP",
+        "zoo://host:99999/" + "a" * 52 + "/FP",
+        "zoo://host:1/" + "a" * 50 + "/FP",
+        "zoo://host:1/" + "1" * 52 + "/FP",
+        "zoo://host:1/" + "a" * 52 + "/bad fp",
+        "zoo://ho st:1/" + "a" * 52 + "/FP",
+    ],
+)
 def test_bad_invites_say_why(bad: str) -> None:
     """Anything that is not an invite raises InviteError (a ValueError) with a reason."""
     with pytest.raises(InviteError):
@@ -49,10 +61,28 @@ def test_messages_round_trip_and_schema() -> None:
         {"t": "entries", "from": 0, "e": ["text"]},
         {"t": "entries", "from": True, "e": []},
         {"t": "presence", "up": [1, 0]},
-        {"t": "hello", "v": 1, "name": "", "team": None, "pub": bytes(32), "curve": bytes(32),
-         "game": None, "have": 0, "sig": bytes(64)},
-        {"t": "hello", "v": 1, "name": "x", "team": 7, "pub": bytes(32), "curve": bytes(32),
-         "game": None, "have": 0, "sig": bytes(64)},
+        {
+            "t": "hello",
+            "v": 1,
+            "name": "",
+            "team": None,
+            "pub": bytes(32),
+            "curve": bytes(32),
+            "game": None,
+            "have": 0,
+            "sig": bytes(64),
+        },
+        {
+            "t": "hello",
+            "v": 1,
+            "name": "x",
+            "team": 7,
+            "pub": bytes(32),
+            "curve": bytes(32),
+            "game": None,
+            "have": 0,
+            "sig": bytes(64),
+        },
         {"t": "lobby", "seats": [["a", "b"]], "need": 2},
         {"t": 5},
     ]:
@@ -77,8 +107,7 @@ def test_batches_keep_numbering_and_fit_a_frame() -> None:
 def test_hello_signature_binds_the_curve_key() -> None:
     """The signed bytes change with the link's CURVE key and the host's server key."""
     h = wire.Hello(name="ann", team=None, pub=bytes(32), curve=b"\x01" * 32, game=None, have=0)
-    other = wire.Hello(name="ann", team=None, pub=bytes(32), curve=b"\x02" * 32, game=None,
-                       have=0)
+    other = wire.Hello(name="ann", team=None, pub=bytes(32), curve=b"\x02" * 32, game=None, have=0)
     assert wire.hello_signed_bytes(b"k" * 32, h) != wire.hello_signed_bytes(b"k" * 32, other)
     assert wire.hello_signed_bytes(b"k" * 32, h) != wire.hello_signed_bytes(b"j" * 32, h)
 
@@ -92,12 +121,20 @@ def test_random_bytes_only_ever_raise_wire_error(data: bytes) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.sampled_from(["t", "from", "e", "up", "name", "x"]),
-                       st.one_of(st.integers(-5, 2**40), st.text(max_size=5),
-                                 st.binary(max_size=5), st.none(), st.booleans(),
-                                 st.lists(st.one_of(st.binary(max_size=3), st.booleans()),
-                                          max_size=5)),
-                       max_size=4))
+@given(
+    st.dictionaries(
+        st.sampled_from(["t", "from", "e", "up", "name", "x"]),
+        st.one_of(
+            st.integers(-5, 2**40),
+            st.text(max_size=5),
+            st.binary(max_size=5),
+            st.none(),
+            st.booleans(),
+            st.lists(st.one_of(st.binary(max_size=3), st.booleans()), max_size=5),
+        ),
+        max_size=4,
+    )
+)
 def test_random_maps_only_ever_raise_wire_error(msg: dict[str, object]) -> None:
     """Well-formed msgpack with the wrong shape is refused the same way."""
     with contextlib.suppress(wire.WireError):

@@ -39,7 +39,6 @@ TEAMS = ("yellow", "blue", "green", "red")
 SPAWN = [sys.executable, "-c", "from zoo_p2p.cli.app import main; main()"]
 
 
-
 # ----------------------------------------------------------------------------- adapters
 def load_identity(path: Path | None = None, *, ephemeral: bool = False) -> Ed25519PrivateKey:
     """Our Ed25519 identity: from `path` (created 0600 if missing), the user's, or a fresh one."""
@@ -87,7 +86,7 @@ class BatchedLog:
         """Write one entry to the file (durable against a crash of this process at once)."""
         view = memoryview(entry)
         while view:
-            view = view[os.write(self._fd, view):]
+            view = view[os.write(self._fd, view) :]
 
     def sync(self, wait: bool = False) -> None:
         """fsync what was written: now if `wait`, else soon on the background thread."""
@@ -381,8 +380,13 @@ class HumanDriver(_Base):
         self.shown_moves = len(s.state.history)
         from zoo_p2p.cli.render import render_board, seat_label
 
-        self.con.print(Text(f"You are {_seat_name(s, s.seat)}. Type a move like 5@C3 or C3-C4, "
-                            "'?' for hints, 'b' for the board, 'q' to quit.", style="bold"))
+        self.con.print(
+            Text(
+                f"You are {_seat_name(s, s.seat)}. Type a move like 5@C3 or C3-C4, "
+                "'?' for hints, 'b' for the board, 'q' to quit.",
+                style="bold",
+            )
+        )
         self.con.print(render_board(s.state, self.names(link), me=s.seat))
         self.con.print("first to move: ", seat_label(s.state, s.state.to_move, self.names(link)))
 
@@ -393,8 +397,9 @@ class HumanDriver(_Base):
             return
         for ev in events:
             if type(ev).__name__ == "CheatDetected":
-                self.con.print(Text(f"CHEATING by {_seat_name(s, ev.seat)}: {ev.reason}",
-                                    style="bold red"))
+                self.con.print(
+                    Text(f"CHEATING by {_seat_name(s, ev.seat)}: {ev.reason}", style="bold red")
+                )
         self.refresh(link)
 
     def refresh(self, link: Link) -> None:
@@ -407,7 +412,7 @@ class HumanDriver(_Base):
         if self.shadow is None or st.needs is not None or len(st.history) == self.shown_moves:
             return
         names = self.names(link)
-        new = st.history[self.shown_moves:]
+        new = st.history[self.shown_moves :]
         mover = self.shadow.to_move
         if len(new) == 1:
             lines = describe_move(self.shadow, st, new[0], names)
@@ -441,8 +446,9 @@ class HumanDriver(_Base):
             for line in self.recap:
                 self.con.print(line)
         self.recap = []
-        self.con.print(Text("Your move", style="bold green"), "(e.g. 5@C3, C3-C4; ? for hints): ",
-                       end="")
+        self.con.print(
+            Text("Your move", style="bold green"), "(e.g. 5@C3, C3-C4; ? for hints): ", end=""
+        )
         self.prompted = True
 
     def on_fd(self, fd: int, link: Link) -> bool:
@@ -482,8 +488,9 @@ class HumanDriver(_Base):
             if link.my_turn:
                 self.con.print(hint_text(s.state.legal_moves()))
             else:
-                self.con.print("moves: send '5@C3' (a character from your hand onto C3) or "
-                               "step 'C3-C4'")
+                self.con.print(
+                    "moves: send '5@C3' (a character from your hand onto C3) or step 'C3-C4'"
+                )
             self._reprompt(link)
             return True
         if not text:
@@ -540,8 +547,9 @@ def _console(quiet: bool) -> Console:
 
 def _setup_logging(verbose: bool, quiet: bool) -> None:
     level = logging.INFO if verbose else logging.ERROR if quiet else logging.WARNING
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s",
-                        stream=sys.stderr)
+    logging.basicConfig(
+        level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
 
 
 def _guess_address() -> str:
@@ -556,18 +564,32 @@ def _guess_address() -> str:
         return "127.0.0.1"
 
 
-def _spawn_bots(invite: Invite, k: int, level: str, delay: float, workdir: Path,
-                quiet: bool = True) -> list[subprocess.Popen[bytes]]:
+def _spawn_bots(
+    invite: Invite, k: int, level: str, delay: float, workdir: Path, quiet: bool = True
+) -> list[subprocess.Popen[bytes]]:
     procs = []
     for i in range(k):
-        args = [*SPAWN, "bot", str(invite), "--level", level, "--name", f"{level} bot {i + 1}",
-                "--delay", str(delay), "--log", str(workdir / f"bot{i + 1}.zoolog"),
-                "--give-up", "30"]
+        args = [
+            *SPAWN,
+            "bot",
+            str(invite),
+            "--level",
+            level,
+            "--name",
+            f"{level} bot {i + 1}",
+            "--delay",
+            str(delay),
+            "--log",
+            str(workdir / f"bot{i + 1}.zoolog"),
+            "--give-up",
+            "30",
+        ]
         if quiet:
             args.append("--quiet")
         err = open(workdir / f"bot{i + 1}.err", "wb")  # noqa: SIM115 - handed to the child
-        procs.append(subprocess.Popen(args, stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.DEVNULL, stderr=err))
+        procs.append(
+            subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        )
         err.close()
     return procs
 
@@ -586,26 +608,51 @@ def _reap(procs: Sequence[subprocess.Popen[bytes]], timeout: float = 5.0) -> Non
 
 
 def run_host(
-    *, players: int, variant: str, first: int | None, port: int, bind: str, address: str | None,
-    log_path: Path | None, name: str, team: int | None, bots: int, level: str,
-    bot: str | None, invite_file: Path | None, curve: bool, identity: Path | None,
-    give_up: float | None, delay: float, quiet: bool, console: Console,
+    *,
+    players: int,
+    variant: str,
+    first: int | None,
+    port: int,
+    bind: str,
+    address: str | None,
+    log_path: Path | None,
+    name: str,
+    team: int | None,
+    bots: int,
+    level: str,
+    bot: str | None,
+    invite_file: Path | None,
+    curve: bool,
+    identity: Path | None,
+    give_up: float | None,
+    delay: float,
+    quiet: bool,
+    console: Console,
     bot_delay: float = 0.0,
 ) -> int:
     """Host a game (our seat human or bot) and return the exit code."""
     from zoo_p2p.net.peer import Host, HostOptions, raw_public
+
     key = load_identity(identity)
-    driver: Any = BotDriver(bot, seed=None, delay=delay, console=console) if bot else \
-        HumanDriver(console)
+    driver: Any = (
+        BotDriver(bot, seed=None, delay=delay, console=console) if bot else HumanDriver(console)
+    )
     if not curve:
         console.print(Text("CURVE is off: traffic is readable on the network", style="red"))
     meta = {"role": "host", "port": port, "bind": bind, "curve": curve}
-    opts = HostOptions(players=players, bind=bind, port=port, curve=curve, name=name, team=team,
-                       give_up=give_up)
-    host = Host(key=key, driver=driver, make_session=session_factory(key),
-                open_log=log_opener(log_path, meta), options=opts,
-                make_genesis=genesis_factory(key, variant, first), fingerprint=fingerprint,
-                address=address or (bind if bind not in ("0.0.0.0", "*") else _guess_address()))
+    opts = HostOptions(
+        players=players, bind=bind, port=port, curve=curve, name=name, team=team, give_up=give_up
+    )
+    host = Host(
+        key=key,
+        driver=driver,
+        make_session=session_factory(key),
+        open_log=log_opener(log_path, meta),
+        options=opts,
+        make_genesis=genesis_factory(key, variant, first),
+        fingerprint=fingerprint,
+        address=address or (bind if bind not in ("0.0.0.0", "*") else _guess_address()),
+    )
     meta["port"] = host.port
     meta["invite"] = str(host.invite)
     console.print(Text(f"you are {name} — fingerprint {fingerprint(raw_public(key))}"))
@@ -619,9 +666,16 @@ def run_host(
     tmpdir = Path(tempfile.mkdtemp(prefix="zoo-bots-"))
     try:
         if bots:  # our own bots come in over loopback whatever the invite says
-            local = host.invite if bind not in ("0.0.0.0", "*") else Invite(
-                host="127.0.0.1", port=host.port, server_key=host.invite.server_key,
-                fingerprint=host.invite.fingerprint)
+            local = (
+                host.invite
+                if bind not in ("0.0.0.0", "*")
+                else Invite(
+                    host="127.0.0.1",
+                    port=host.port,
+                    server_key=host.invite.server_key,
+                    fingerprint=host.invite.fingerprint,
+                )
+            )
             procs = _spawn_bots(local, bots, level, bot_delay, tmpdir)
         console.print(f"waiting for {players - 1} player(s) to join…")
         host.start_if_ready()
@@ -633,42 +687,73 @@ def run_host(
 
 
 def run_join(
-    invite_text: str, *, name: str, team: int | None, log_path: Path | None, level: str | None,
-    identity: Path | None, give_up: float | None, delay: float, seed: int | None,
-    console: Console, ephemeral: bool, curve: bool = True,
+    invite_text: str,
+    *,
+    name: str,
+    team: int | None,
+    log_path: Path | None,
+    level: str | None,
+    identity: Path | None,
+    give_up: float | None,
+    delay: float,
+    seed: int | None,
+    console: Console,
+    ephemeral: bool,
+    curve: bool = True,
 ) -> int:
     """Join a game as a human (level None) or a bot; resumes if `log_path` already holds it."""
     from zoo_p2p.net.peer import Joiner, JoinOptions, raw_public
+
     try:
         invite = Invite.parse(invite_text)
     except InviteError as exc:
         raise typer.BadParameter(str(exc)) from None
     key = load_identity(identity, ephemeral=ephemeral)
-    driver: Any = BotDriver(level, seed=seed, delay=delay, console=console) if level else \
-        HumanDriver(console)
+    driver: Any = (
+        BotDriver(level, seed=seed, delay=delay, console=console) if level else HumanDriver(console)
+    )
     session = sink = None
     if log_path is not None and log_path.exists() and log_path.stat().st_size > 0:
         session, sink = resume_session(key, log_path)
         console.print(f"resuming {log_path} from entry {len(session.entries)}")
     meta = {"role": "join", "invite": str(invite)}
-    joiner = Joiner(invite, key=key, driver=driver, make_session=session_factory(key),
-                    open_log=log_opener(log_path, meta), fingerprint=fingerprint,
-                    options=JoinOptions(name=name, team=team, give_up=give_up,
-                                        curve=curve and invite.server_key != bytes(32)),
-                    session=session, sink=sink)
-    console.print(f"joining {invite.host}:{invite.port} as {name} "
-                  f"({fingerprint(raw_public(key))})…")
+    joiner = Joiner(
+        invite,
+        key=key,
+        driver=driver,
+        make_session=session_factory(key),
+        open_log=log_opener(log_path, meta),
+        fingerprint=fingerprint,
+        options=JoinOptions(
+            name=name, team=team, give_up=give_up, curve=curve and invite.server_key != bytes(32)
+        ),
+        session=session,
+        sink=sink,
+    )
+    console.print(
+        f"joining {invite.host}:{invite.port} as {name} ({fingerprint(raw_public(key))})…"
+    )
     if session is not None:
         joiner._advance(len(session.entries))
     outcome = joiner.run()
     return _finish(joiner, outcome, log_path, console)
 
 
-def run_resume(log_path: Path, *, invite_text: str | None, port: int | None, bind: str | None,
-               bot: str | None, identity: Path | None, give_up: float | None, delay: float,
-               console: Console) -> int:
+def run_resume(
+    log_path: Path,
+    *,
+    invite_text: str | None,
+    port: int | None,
+    bind: str | None,
+    bot: str | None,
+    identity: Path | None,
+    give_up: float | None,
+    delay: float,
+    console: Console,
+) -> int:
     """Continue an unfinished game from our log: as its host (rebind) or as a joiner."""
     from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions
+
     key = load_identity(identity)
     meta: dict[str, Any] = {}
     if _sidecar(log_path).exists():
@@ -677,17 +762,30 @@ def run_resume(log_path: Path, *, invite_text: str | None, port: int | None, bin
     if session.finished:
         console.print(f"{log_path} holds a finished game; see `zoo verify {log_path}`")
         return 0
-    driver: Any = BotDriver(bot, seed=None, delay=delay, console=console) if bot else \
-        HumanDriver(console)
+    driver: Any = (
+        BotDriver(bot, seed=None, delay=delay, console=console) if bot else HumanDriver(console)
+    )
     if session.seat == 0:
-        opts = HostOptions(players=len(session.seats), bind=bind or meta.get("bind", "0.0.0.0"),
-                           port=port or int(meta.get("port", 0)), curve=meta.get("curve", True),
-                           name=session.seats[0].name, give_up=give_up)
-        host = Host(key=key, driver=driver, make_session=session_factory(key),
-                    open_log=log_opener(log_path, meta), options=opts,
-                    make_genesis=lambda lobby: b"", fingerprint=fingerprint,
-                    session=session, sink=sink,
-                    address=_guess_address() if opts.bind in ("0.0.0.0", "*") else opts.bind)
+        opts = HostOptions(
+            players=len(session.seats),
+            bind=bind or meta.get("bind", "0.0.0.0"),
+            port=port or int(meta.get("port", 0)),
+            curve=meta.get("curve", True),
+            name=session.seats[0].name,
+            give_up=give_up,
+        )
+        host = Host(
+            key=key,
+            driver=driver,
+            make_session=session_factory(key),
+            open_log=log_opener(log_path, meta),
+            options=opts,
+            make_genesis=lambda lobby: b"",
+            fingerprint=fingerprint,
+            session=session,
+            sink=sink,
+            address=_guess_address() if opts.bind in ("0.0.0.0", "*") else opts.bind,
+        )
         console.print(f"resuming as host from entry {len(session.entries)}; invite:")
         console.print(str(host.invite), soft_wrap=True)
         host.start_if_ready()
@@ -698,11 +796,19 @@ def run_resume(log_path: Path, *, invite_text: str | None, port: int | None, bin
         raise typer.BadParameter("no invite stored beside the log: pass --invite")
     invite = Invite.parse(text)
     me = session.seats[session.seat]
-    joiner = Joiner(invite, key=key, driver=driver, make_session=session_factory(key),
-                    open_log=log_opener(log_path, meta), fingerprint=fingerprint,
-                    options=JoinOptions(name=me.name, team=int(me.team), give_up=give_up,
-                                        curve=invite.server_key != bytes(32)),
-                    session=session, sink=sink)
+    joiner = Joiner(
+        invite,
+        key=key,
+        driver=driver,
+        make_session=session_factory(key),
+        open_log=log_opener(log_path, meta),
+        fingerprint=fingerprint,
+        options=JoinOptions(
+            name=me.name, team=int(me.team), give_up=give_up, curve=invite.server_key != bytes(32)
+        ),
+        session=session,
+        sink=sink,
+    )
     joiner._advance(len(session.entries))
     outcome = joiner.run()
     return _finish(joiner, outcome, log_path, console)
@@ -720,11 +826,16 @@ def _exit_with(run: Callable[[], int]) -> NoReturn:
 
 
 def host_cmd(
-    players: Annotated[int, typer.Option("--players", "-n", min=2, max=4,
-                                         help="Seats at the table, you included (2-4).")] = 2,
+    players: Annotated[
+        int,
+        typer.Option(
+            "--players", "-n", min=2, max=4, help="Seats at the table, you included (2-4)."
+        ),
+    ] = 2,
     variant: Annotated[str, typer.Option(help="standard or general (no mutants).")] = "standard",
-    first: Annotated[str, typer.Option(help="First player: 'random' (fair draw) or a seat 1-4.")]
-    = "random",
+    first: Annotated[
+        str, typer.Option(help="First player: 'random' (fair draw) or a seat 1-4.")
+    ] = "random",
     port: Annotated[int, typer.Option(help="TCP port to listen on (0: any free port).")] = 0,
     bind: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
     address: Annotated[str | None, typer.Option(help="Address written in the invite.")] = None,
@@ -733,14 +844,13 @@ def host_cmd(
     team: Annotated[str | None, typer.Option(help="Your team: yellow, blue, green, red.")] = None,
     bots: Annotated[int, typer.Option(min=0, max=3, help="Start K bot peers here.")] = 0,
     level: Annotated[str, typer.Option(help="Level of the --bots peers.")] = "greedy",
-    bot: Annotated[str | None, typer.Option(help="Let a bot of this level play your seat.")]
-    = None,
+    bot: Annotated[str | None, typer.Option(help="Let a bot of this level play your seat.")] = None,
     invite_file: Annotated[Path | None, typer.Option(help="Also write the invite here.")] = None,
     curve: Annotated[bool, typer.Option(help="Encrypt with CURVE (default on).")] = True,
-    identity: Annotated[Path | None, typer.Option(help="Ed25519 key file (default: yours).")]
-    = None,
-    give_up: Annotated[float | None, typer.Option(help="Stop after N s with nobody else.")]
-    = None,
+    identity: Annotated[
+        Path | None, typer.Option(help="Ed25519 key file (default: yours).")
+    ] = None,
+    give_up: Annotated[float | None, typer.Option(help="Stop after N s with nobody else.")] = None,
     delay: Annotated[float, typer.Option(help="Seconds a bot waits before moving.")] = 0.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")] = False,
@@ -750,31 +860,61 @@ def host_cmd(
     first_seat = None if first == "random" else int(first) - 1
     if first_seat is not None and not 0 <= first_seat < players:
         raise typer.BadParameter("--first: 'random' or a seat number 1..players")
-    _exit_with(lambda: run_host(
-        players=players, variant=variant, first=first_seat, port=port, bind=bind,
-        address=address, log_path=log, name=name, team=parse_team(team), bots=bots,
-        level=level, bot=bot, invite_file=invite_file, curve=curve, identity=identity,
-        give_up=give_up, delay=delay, quiet=quiet, console=_console(quiet),
-    ))
+    _exit_with(
+        lambda: run_host(
+            players=players,
+            variant=variant,
+            first=first_seat,
+            port=port,
+            bind=bind,
+            address=address,
+            log_path=log,
+            name=name,
+            team=parse_team(team),
+            bots=bots,
+            level=level,
+            bot=bot,
+            invite_file=invite_file,
+            curve=curve,
+            identity=identity,
+            give_up=give_up,
+            delay=delay,
+            quiet=quiet,
+            console=_console(quiet),
+        )
+    )
 
 
 def join_cmd(
     invite: Annotated[str, typer.Argument(help="The invite string the host printed.")],
     name: Annotated[str, typer.Option(help="Your name at the table.")] = "player",
-    team: Annotated[str | None, typer.Option(help="Ask for a team: yellow, blue, green, red.")]
-    = None,
+    team: Annotated[
+        str | None, typer.Option(help="Ask for a team: yellow, blue, green, red.")
+    ] = None,
     log: Annotated[Path | None, typer.Option(help="Where to save the game log.")] = None,
-    identity: Annotated[Path | None, typer.Option(help="Ed25519 key file (default: yours).")]
-    = None,
-    give_up: Annotated[float | None, typer.Option(help="Stop after N s without the host.")]
-    = None,
+    identity: Annotated[
+        Path | None, typer.Option(help="Ed25519 key file (default: yours).")
+    ] = None,
+    give_up: Annotated[float | None, typer.Option(help="Stop after N s without the host.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")] = False,
 ) -> None:
     """Join a game from its invite and play at this terminal."""
     _setup_logging(verbose, False)
-    _exit_with(lambda: run_join(
-        invite, name=name, team=parse_team(team), log_path=log, level=None, identity=identity,
-        give_up=give_up, delay=0.0, seed=None, console=_console(False), ephemeral=False))
+    _exit_with(
+        lambda: run_join(
+            invite,
+            name=name,
+            team=parse_team(team),
+            log_path=log,
+            level=None,
+            identity=identity,
+            give_up=give_up,
+            delay=0.0,
+            seed=None,
+            console=_console(False),
+            ephemeral=False,
+        )
+    )
 
 
 def bot_cmd(
@@ -783,56 +923,97 @@ def bot_cmd(
     name: Annotated[str | None, typer.Option(help="The bot's name at the table.")] = None,
     team: Annotated[str | None, typer.Option(help="Ask for a team.")] = None,
     log: Annotated[Path | None, typer.Option(help="Where to save the bot's log.")] = None,
-    identity: Annotated[Path | None, typer.Option(
-        help="Key file (created if missing); default: a fresh key for this run.")] = None,
+    identity: Annotated[
+        Path | None,
+        typer.Option(help="Key file (created if missing); default: a fresh key for this run."),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the bot's choices.")] = None,
     delay: Annotated[float, typer.Option(help="Seconds to wait before each move.")] = 0.0,
-    give_up: Annotated[float | None, typer.Option(help="Stop after N s without the host.")]
-    = None,
+    give_up: Annotated[float | None, typer.Option(help="Stop after N s without the host.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")] = False,
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
     _setup_logging(verbose, quiet)
-    _exit_with(lambda: run_join(
-        invite, name=name or f"{level} bot", team=parse_team(team), log_path=log, level=level,
-        identity=identity, give_up=give_up, delay=delay, seed=seed, console=_console(quiet),
-        ephemeral=True))
+    _exit_with(
+        lambda: run_join(
+            invite,
+            name=name or f"{level} bot",
+            team=parse_team(team),
+            log_path=log,
+            level=level,
+            identity=identity,
+            give_up=give_up,
+            delay=delay,
+            seed=seed,
+            console=_console(quiet),
+            ephemeral=True,
+        )
+    )
 
 
 def resume_cmd(
     log: Annotated[Path, typer.Argument(help="The log of the unfinished game.")],
-    invite: Annotated[str | None, typer.Option(help="Invite, if not stored beside the log.")]
-    = None,
+    invite: Annotated[
+        str | None, typer.Option(help="Invite, if not stored beside the log.")
+    ] = None,
     port: Annotated[int | None, typer.Option(help="Host: port to listen on again.")] = None,
     bind: Annotated[str | None, typer.Option(help="Host: address to listen on.")] = None,
-    bot: Annotated[str | None, typer.Option(help="Let a bot of this level play our seat.")]
-    = None,
-    identity: Annotated[Path | None, typer.Option(help="Ed25519 key file (default: yours).")]
-    = None,
+    bot: Annotated[str | None, typer.Option(help="Let a bot of this level play our seat.")] = None,
+    identity: Annotated[
+        Path | None, typer.Option(help="Ed25519 key file (default: yours).")
+    ] = None,
     give_up: Annotated[float | None, typer.Option(help="Stop after N s alone.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")] = False,
 ) -> None:
     """Continue an unfinished game from its log, as host or joiner, once all seats are back."""
     _setup_logging(verbose, quiet)
-    _exit_with(lambda: run_resume(
-        log, invite_text=invite, port=port, bind=bind, bot=bot, identity=identity,
-        give_up=give_up, delay=0.0, console=_console(quiet)))
+    _exit_with(
+        lambda: run_resume(
+            log,
+            invite_text=invite,
+            port=port,
+            bind=bind,
+            bot=bot,
+            identity=identity,
+            give_up=give_up,
+            delay=0.0,
+            console=_console(quiet),
+        )
+    )
 
 
-def play_command(*, bots: int, level: str, team: str | None, variant: str, log: Path | None,
-                 name: str) -> None:
+def play_command(
+    *, bots: int, level: str, team: str | None, variant: str, log: Path | None, name: str
+) -> None:
     """You against 1-3 bots, each a real peer process over loopback; the log saved and audited."""
     _setup_logging(False, False)
     console = _console(False)
-    _exit_with(lambda: run_host(
-        players=bots + 1, variant=variant, first=None, port=0, bind="127.0.0.1",
-        address="127.0.0.1", log_path=log, name=name, team=parse_team(team), bots=bots,
-        level=level, bot=None, invite_file=None, curve=True, identity=None, give_up=None,
-        delay=0.0, quiet=False, console=console,
-        bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
-    ))
+    _exit_with(
+        lambda: run_host(
+            players=bots + 1,
+            variant=variant,
+            first=None,
+            port=0,
+            bind="127.0.0.1",
+            address="127.0.0.1",
+            log_path=log,
+            name=name,
+            team=parse_team(team),
+            bots=bots,
+            level=level,
+            bot=None,
+            invite_file=None,
+            curve=True,
+            identity=None,
+            give_up=None,
+            delay=0.0,
+            quiet=False,
+            console=console,
+            bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
+        )
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -58,7 +58,7 @@ class Invite:
         text = text.strip().strip("'\"<>")
         if not text.startswith(SCHEME):
             raise InviteError(f"an invite starts with {SCHEME} (got {text[:20]!r})")
-        parts = text[len(SCHEME):].split("/")
+        parts = text[len(SCHEME) :].split("/")
         if len(parts) != 3:
             raise InviteError("an invite looks like zoo://HOST:PORT/KEY/FINGERPRINT")
         addr, key, fp = parts

@@ -184,7 +184,8 @@ class Link:
         self._trace_file = None
         if trace_dir:
             self._trace_file = open(  # noqa: SIM115 - kept for the run
-                os.path.join(trace_dir, f"{os.getpid()}.trace"), "a", buffering=1)
+                os.path.join(trace_dir, f"{os.getpid()}.trace"), "a", buffering=1
+            )
         self._settled = -1
         self._own_move = False
 
@@ -261,8 +262,12 @@ class Link:
                 continue  # already have it (a relay echo or an overlapping resync)
             if 0 < seq < len(held) and not self._links_at(held, seq, entry):
                 self.dropped += 1
-                log.warning("dropped entry %d from %s: it does not chain onto our log "
-                            "(another game's entry)", seq, source)
+                log.warning(
+                    "dropped entry %d from %s: it does not chain onto our log "
+                    "(another game's entry)",
+                    seq,
+                    source,
+                )
                 continue
             try:
                 events = s.receive(entry)
@@ -441,8 +446,14 @@ class Host(Link):
         sink: EntrySink | None = None,
         address: str = "127.0.0.1",
     ) -> None:
-        super().__init__(key=key, driver=driver, make_session=make_session, open_log=open_log,
-                         session=session, sink=sink)
+        super().__init__(
+            key=key,
+            driver=driver,
+            make_session=make_session,
+            open_log=open_log,
+            session=session,
+            sink=sink,
+        )
         self.options = options
         self.make_genesis = make_genesis
         self.fingerprint = fingerprint
@@ -473,8 +484,9 @@ class Host(Link):
             self.close()
             raise NetError(f"cannot listen on {options.bind}:{options.port}: {exc}") from None
         self.port = port
-        self.invite = Invite(host=address, port=port, server_key=self.server_pub,
-                             fingerprint=fingerprint(self.pub))
+        self.invite = Invite(
+            host=address, port=port, server_key=self.server_pub, fingerprint=fingerprint(self.pub)
+        )
         self.poller.register(self.sock, zmq.POLLIN)
         if session is None:
             team = options.team if options.team is not None else 0
@@ -519,8 +531,12 @@ class Host(Link):
             e = decode_entry(entries[0])
         except RemoteProtocolError:
             return
-        if e.seq == start and e.seat == s.floor.seat and e.kind == s.floor.kind and \
-                e.prev == self._head():
+        if (
+            e.seq == start
+            and e.seat == s.floor.seat
+            and e.kind == s.floor.kind
+            and e.prev == self._head()
+        ):
             self.publish(start, entries, skip_seat=e.seat)  # its author has it already
             self._early = start
 
@@ -624,8 +640,14 @@ class Host(Link):
             del self.seat_rid[conn.seat]
 
     def _on_hello(self, rid: bytes, curve: bytes, msg: dict[str, Any], now: float) -> None:
-        hello = wire.Hello(name=msg["name"], team=msg["team"], pub=msg["pub"], curve=msg["curve"],
-                           game=msg["game"], have=msg["have"])
+        hello = wire.Hello(
+            name=msg["name"],
+            team=msg["team"],
+            pub=msg["pub"],
+            curve=msg["curve"],
+            game=msg["game"],
+            have=msg["have"],
+        )
         if self.options.curve and hello.curve != curve:
             self.dropped += 1
             log.warning("dropped a hello whose CURVE key is not the link's")
@@ -650,12 +672,14 @@ class Host(Link):
                 self._send(rid, wire.pack("reject", reason="the game is full"))
                 return
             taken = {s.team for s in self.lobby}
-            team = hello.team if hello.team is not None and hello.team not in taken else \
-                next(t for t in range(4) if t not in taken)
+            team = (
+                hello.team
+                if hello.team is not None and hello.team not in taken
+                else next(t for t in range(4) if t not in taken)
+            )
             self.lobby.append(LobbySeat(hello.name, hello.pub, team))
             seat = len(self.lobby) - 1
-            self.driver.on_notice(
-                f"{hello.name} joined ({self.fingerprint(hello.pub)})")
+            self.driver.on_notice(f"{hello.name} joined ({self.fingerprint(hello.pub)})")
         self.conns[rid] = _Conn(rid, curve, hello.pub, seat, now)
         self.seat_rid[seat] = rid
         self.lobby[seat].rid = rid
@@ -741,14 +765,19 @@ class Host(Link):
             if self._done_since is None:
                 self._done_since = now
             done = {c.seat for c in self.conns.values() if c.done}
-            if all(i in done for i in range(1, len(self.lobby))) or \
-                    now - self._done_since > self.options.linger_done:
+            if (
+                all(i in done for i in range(1, len(self.lobby)))
+                or now - self._done_since > self.options.linger_done
+            ):
                 bye = wire.pack("bye")
                 for rid in list(self.conns):
                     self._send(rid, bye)
                 self.stopped = Outcome(True, "game over", len(s.entries))
-        elif self.options.give_up is not None and now - self._last_heard > self.options.give_up \
-                and len(self.lobby) > 1:
+        elif (
+            self.options.give_up is not None
+            and now - self._last_heard > self.options.give_up
+            and len(self.lobby) > 1
+        ):
             self.stopped = Outcome(False, "every other peer is gone", self._have())
 
     def close(self) -> None:
@@ -792,8 +821,14 @@ class Joiner(Link):
         session: Session | None = None,
         sink: EntrySink | None = None,
     ) -> None:
-        super().__init__(key=key, driver=driver, make_session=make_session, open_log=open_log,
-                         session=session, sink=sink)
+        super().__init__(
+            key=key,
+            driver=driver,
+            make_session=make_session,
+            open_log=open_log,
+            session=session,
+            sink=sink,
+        )
         self.invite = invite
         self.options = options
         self.fingerprint = fingerprint
@@ -812,9 +847,12 @@ class Joiner(Link):
             self.sock.curve_publickey = pub_z85
             self.sock.curve_serverkey = z85.encode(invite.server_key)
         self.monitor = self.sock.get_monitor_socket(
-            zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-            | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH
-            | zmq.EVENT_DISCONNECTED | zmq.EVENT_CONNECTED
+            zmq.EVENT_HANDSHAKE_SUCCEEDED
+            | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+            | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+            | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+            | zmq.EVENT_DISCONNECTED
+            | zmq.EVENT_CONNECTED
         )
         self.poller.register(self.sock, zmq.POLLIN)
         self.poller.register(self.monitor, zmq.POLLIN)
@@ -846,17 +884,31 @@ class Joiner(Link):
     def _hello(self) -> None:
         s = self.session
         hello = wire.Hello(
-            name=self.options.name, team=self.options.team, pub=self.pub, curve=self.curve_pub,
-            game=s.game_id if s is not None else None, have=self._have(),
+            name=self.options.name,
+            team=self.options.team,
+            pub=self.pub,
+            curve=self.curve_pub,
+            game=s.game_id if s is not None else None,
+            have=self._have(),
         )
         sig = self.key.sign(wire.hello_signed_bytes(self.invite.server_key, hello))
-        self._send(wire.pack("hello", v=wire.WIRE_VERSION, name=hello.name, team=hello.team,
-                             pub=hello.pub, curve=hello.curve, game=hello.game, have=hello.have,
-                             sig=sig))
+        self._send(
+            wire.pack(
+                "hello",
+                v=wire.WIRE_VERSION,
+                name=hello.name,
+                team=hello.team,
+                pub=hello.pub,
+                curve=hello.curve,
+                game=hello.game,
+                have=hello.have,
+                sig=sig,
+            )
+        )
 
     def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
         """Send the entries we wrote ourselves to the host."""
-        mine = entries[max(0, own_from - start):]
+        mine = entries[max(0, own_from - start) :]
         for f, batch in wire.batches(mine, max(start, own_from)):
             self._send(wire.pack("entries", **{"from": f, "e": batch}))
 
@@ -895,12 +947,16 @@ class Joiner(Link):
             ev = event["event"]
             if ev == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 self._hello()
-            elif ev in (zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL, zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
-                        zmq.EVENT_HANDSHAKE_FAILED_AUTH):
+            elif ev in (
+                zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL,
+                zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
+                zmq.EVENT_HANDSHAKE_FAILED_AUTH,
+            ):
                 if not self._warned_handshake:
                     self._warned_handshake = True
                     self.driver.on_notice(
-                        "secure handshake with the host failed (is the invite right?)")
+                        "secure handshake with the host failed (is the invite right?)"
+                    )
             elif ev == zmq.EVENT_DISCONNECTED:
                 self.host_up = False
                 self.driver.on_notice("lost the host; reconnecting…")
@@ -911,8 +967,9 @@ class Joiner(Link):
         kind = msg["t"]
         if kind == "welcome":
             data = wire.welcome_signed_bytes(self.invite.server_key, self.curve_pub, msg["pub"])
-            if self.fingerprint(msg["pub"]) != self.invite.fingerprint or \
-                    not _verify(msg["pub"], msg["sig"], data):
+            if self.fingerprint(msg["pub"]) != self.invite.fingerprint or not _verify(
+                msg["pub"], msg["sig"], data
+            ):
                 self.dropped += 1
                 log.warning("the host's welcome does not match the invite's fingerprint")
                 return
@@ -934,7 +991,9 @@ class Joiner(Link):
             self._on_entries(msg["from"], msg["e"])
         elif kind == "sync":
             if self.session is not None:
-                for f, batch in wire.batches(list(self.session.entries[msg["from"]:]), msg["from"]):
+                for f, batch in wire.batches(
+                    list(self.session.entries[msg["from"] :]), msg["from"]
+                ):
                     self._send(wire.pack("entries", **{"from": f, "e": batch}))
         elif kind == "presence":
             self._set_up(list(msg["up"]))
@@ -942,8 +1001,9 @@ class Joiner(Link):
             self.stopped = Outcome(False, f"the host said: {msg['reason']}", self._have())
         elif kind == "bye":
             done = self.session is not None and self.session.finished
-            self.stopped = Outcome(done, "game over" if done else "the host closed the game",
-                                   self._have())
+            self.stopped = Outcome(
+                done, "game over" if done else "the host closed the game", self._have()
+            )
 
     def _on_entries(self, start: int, entries: list[bytes]) -> None:
         if self.session is None:

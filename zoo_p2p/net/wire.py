@@ -26,8 +26,14 @@ DOMAIN_WELCOME = b"zoo-p2p/welcome/v1"
 # type tag -> required keys and their python types (extra keys are refused)
 _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "hello": {
-        "v": (int,), "name": (str,), "team": (int, type(None)), "pub": (bytes,),
-        "curve": (bytes,), "game": (bytes, type(None)), "have": (int,), "sig": (bytes,),
+        "v": (int,),
+        "name": (str,),
+        "team": (int, type(None)),
+        "pub": (bytes,),
+        "curve": (bytes,),
+        "game": (bytes, type(None)),
+        "have": (int,),
+        "sig": (bytes,),
     },
     "welcome": {"v": (int,), "pub": (bytes,), "sig": (bytes,), "seat": (int, type(None))},
     "reject": {"reason": (str,)},
@@ -66,9 +72,15 @@ def unpack(data: bytes) -> dict[str, Any]:
         raise WireError(f"frame too large ({len(data)} bytes)")
     try:
         msg = msgpack.unpackb(
-            data, raw=False, strict_map_key=True, use_list=True,
-            max_bin_len=MAX_FRAME, max_str_len=4096, max_array_len=4 * MAX_BATCH,
-            max_map_len=16, max_ext_len=0,
+            data,
+            raw=False,
+            strict_map_key=True,
+            use_list=True,
+            max_bin_len=MAX_FRAME,
+            max_str_len=4096,
+            max_array_len=4 * MAX_BATCH,
+            max_map_len=16,
+            max_ext_len=0,
         )
     except Exception as exc:  # msgpack raises many kinds; all mean garbage
         raise WireError(f"not msgpack: {type(exc).__name__}") from None
@@ -90,8 +102,12 @@ def _check(msg: dict[str, Any]) -> None:
         value = msg[key]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             raise WireError(f"{kind}.{key}: wrong type")
-        if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value < 2**32 \
-                and key != "team":
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and not 0 <= value < 2**32
+            and key != "team"
+        ):
             raise WireError(f"{kind}.{key}: out of range")
     if kind == "hello":
         if not 1 <= len(msg["name"]) <= MAX_NAME or not msg["name"].isprintable():
@@ -118,8 +134,13 @@ def _check(msg: dict[str, Any]) -> None:
         if len(msg["seats"]) > 4:
             raise WireError("lobby: too many seats")
         for seat in msg["seats"]:
-            if not (isinstance(seat, list) and len(seat) == 3 and isinstance(seat[0], str)
-                    and isinstance(seat[1], str) and isinstance(seat[2], int)):
+            if not (
+                isinstance(seat, list)
+                and len(seat) == 3
+                and isinstance(seat[0], str)
+                and isinstance(seat[1], str)
+                and isinstance(seat[2], int)
+            ):
                 raise WireError("lobby: a seat is not [name, fingerprint, team]")
 
 
@@ -137,23 +158,34 @@ class Hello:
 
 def hello_signed_bytes(server_curve: bytes, hello: Hello) -> bytes:
     """The bytes a hello's Ed25519 signature covers (domain-separated, bound to the host's key)."""
-    return bytes(msgpack.packb(
-        [DOMAIN_HELLO, server_curve, hello.curve, hello.name, hello.team, hello.pub, hello.game],
-        use_bin_type=True,
-    ))
+    return bytes(
+        msgpack.packb(
+            [
+                DOMAIN_HELLO,
+                server_curve,
+                hello.curve,
+                hello.name,
+                hello.team,
+                hello.pub,
+                hello.game,
+            ],
+            use_bin_type=True,
+        )
+    )
 
 
 def welcome_signed_bytes(server_curve: bytes, client_curve: bytes, host_pub: bytes) -> bytes:
     """The bytes the host's welcome signature covers (ties the invite's fingerprint to the host)."""
-    return bytes(msgpack.packb(
-        [DOMAIN_WELCOME, server_curve, client_curve, host_pub], use_bin_type=True
-    ))
+    return bytes(
+        msgpack.packb([DOMAIN_WELCOME, server_curve, client_curve, host_pub], use_bin_type=True)
+    )
 
 
 def derive_secret(private_raw: bytes, label: bytes, context: bytes = b"") -> bytes:
     """32 secret bytes derived from our Ed25519 private key (HMAC-SHA256), for one purpose."""
-    return hmac.new(private_raw, b"zoo-p2p/derive/v1/" + label + b"/" + context,
-                    hashlib.sha256).digest()
+    return hmac.new(
+        private_raw, b"zoo-p2p/derive/v1/" + label + b"/" + context, hashlib.sha256
+    ).digest()
 
 
 def batches(entries: list[bytes], start: int) -> list[tuple[int, list[bytes]]]:
