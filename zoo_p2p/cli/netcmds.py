@@ -815,6 +815,13 @@ def run_resume(
 
 
 # ----------------------------------------------------------------------------- commands
+# Options that several commands share.
+InviteArg = Annotated[str, typer.Argument(help="The invite string the host printed.")]
+GiveUpOpt = Annotated[float | None, typer.Option(help="Stop after N s without the host.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")]
+
+
 def _exit_with(run: Callable[[], int]) -> NoReturn:
     """Run a command body and exit with its code; our own errors are one red line, exit 1."""
     try:
@@ -852,8 +859,8 @@ def host_cmd(
     ] = None,
     give_up: Annotated[float | None, typer.Option(help="Stop after N s with nobody else.")] = None,
     delay: Annotated[float, typer.Option(help="Seconds a bot waits before moving.")] = 0.0,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")] = False,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Host a game: print an invite, wait for the players, play, save the log."""
     _setup_logging(verbose, quiet)
@@ -886,7 +893,7 @@ def host_cmd(
 
 
 def join_cmd(
-    invite: Annotated[str, typer.Argument(help="The invite string the host printed.")],
+    invite: InviteArg,
     name: Annotated[str, typer.Option(help="Your name at the table.")] = "player",
     team: Annotated[
         str | None, typer.Option(help="Ask for a team: yellow, blue, green, red.")
@@ -895,8 +902,8 @@ def join_cmd(
     identity: Annotated[
         Path | None, typer.Option(help="Ed25519 key file (default: yours).")
     ] = None,
-    give_up: Annotated[float | None, typer.Option(help="Stop after N s without the host.")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")] = False,
+    give_up: GiveUpOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Join a game from its invite and play at this terminal."""
     _setup_logging(verbose, False)
@@ -918,7 +925,7 @@ def join_cmd(
 
 
 def bot_cmd(
-    invite: Annotated[str, typer.Argument(help="The invite string the host printed.")],
+    invite: InviteArg,
     level: Annotated[str, typer.Option(help="random, greedy or hard.")] = "greedy",
     name: Annotated[str | None, typer.Option(help="The bot's name at the table.")] = None,
     team: Annotated[str | None, typer.Option(help="Ask for a team.")] = None,
@@ -929,9 +936,9 @@ def bot_cmd(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the bot's choices.")] = None,
     delay: Annotated[float, typer.Option(help="Seconds to wait before each move.")] = 0.0,
-    give_up: Annotated[float | None, typer.Option(help="Stop after N s without the host.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")] = False,
+    give_up: GiveUpOpt = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
     _setup_logging(verbose, quiet)
@@ -964,8 +971,8 @@ def resume_cmd(
         Path | None, typer.Option(help="Ed25519 key file (default: yours).")
     ] = None,
     give_up: Annotated[float | None, typer.Option(help="Stop after N s alone.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")] = False,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Continue an unfinished game from its log, as host or joiner, once all seats are back."""
     _setup_logging(verbose, quiet)
