@@ -156,10 +156,10 @@ def render_deal(rp: Replay) -> RenderableType | None:
     """The deal that was hidden (when every seed was opened)."""
     if rp.session.opened_deal is None:
         return None
-    from zoo_p2p.cli.verify import _deal_table  # the auditor's view of the deal
-    from zoo_p2p.protocol.audit import audit
+    from zoo_p2p.cli.verify import deal_table  # the auditor's view of the deal
+    from zoo_p2p.protocol.audit import report_for
 
-    return _deal_table(audit(rp.session.entries))
+    return deal_table(report_for(rp.session))
 
 
 def _move_frames(rp: Replay) -> list[int]:

@@ -32,7 +32,7 @@ def audit_file(path: Path) -> tuple[AuditReport | None, str | None, str | None]:
     return report, read.warning, None
 
 
-def _deal_table(report: AuditReport) -> Table:
+def deal_table(report: AuditReport) -> Table:
     """A 5×5 grid: each square's top card / bottom card, `*` marks the mutant, `?` unknown."""
     tokens: dict[int, int] = (
         dict(enumerate(report.slot_tokens))
@@ -92,7 +92,7 @@ def render_report(console: Console, path: Path, report: AuditReport, torn: str |
         console.print(Text(note, style="yellow"))
     if report.first_seat is not None:
         console.print(f"first player: seat {report.first_seat}; {len(report.moves)} moves")
-        console.print(_deal_table(report))
+        console.print(deal_table(report))
     if report.scores is not None:
         label = "final scores" if report.ok else "scores so far"
         parts = [f"{s.name} {t}" for s, t in zip(report.seats, report.scores, strict=False)]
