@@ -1,0 +1,56 @@
+"""Text that came from a peer or a file, made safe to show, and the one way seats are named.
+
+Every string a peer or a file supplies (a name, a reason, an entry kind, a path) is *data*: it is
+never parsed as Rich markup and never allowed to move the cursor or change colours in a terminal.
+Front-ends put such strings into the screen only through `shown()` and, for Rich, only inside a
+`rich.text.Text` (never an f-string handed to `console.print`).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["seat_word", "shown"]
+
+# Unicode categories that can never appear on screen as themselves: controls, format characters
+# (bidi overrides, zero-width joiners), surrogates, private use, unassigned, line/paragraph seps.
+_HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+
+
+def shown(text: object, limit: int = 200) -> str:
+    """`text` as a single printable line: hidden characters become `\\uXXXX`, long text is cut.
+
+    >>> shown("[b]x[/b]")
+    '[b]x[/b]'
+    >>> shown("a\\x1b[31mb")
+    'a\\\\u001b[31mb'
+    >>> shown("x" * 10, limit=4)
+    'xxxx…'
+    """
+    s = text if isinstance(text, str) else repr(text)
+    out: list[str] = []
+    size = 0
+    for ch in s:
+        if unicodedata.category(ch) in _HIDDEN:
+            piece = f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+        else:
+            piece = ch
+        if size + len(piece) > limit:
+            out.append("…")
+            break
+        out.append(piece)
+        size += len(piece)
+    return "".join(out)
+
+
+def seat_word(index: int, team_label: str | None = None) -> str:
+    """How every screen, message and report names a seat: numbered from 1, with its team.
+
+    Wire formats and JSON carry the 0-based index; people always read `seat 1` for index 0.
+
+    >>> seat_word(0, "Yellow")
+    'seat 1 (Yellow)'
+    >>> seat_word(2)
+    'seat 3'
+    """
+    return f"seat {index + 1}" if team_label is None else f"seat {index + 1} ({team_label})"
