@@ -28,13 +28,24 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
+from zoo_p2p.driver import Driver, NullDriver, Outcome
 from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.encoding import decode_entry
 
-__all__ = ["Host", "HostOptions", "JoinOptions", "Joiner", "Link", "NetError", "Outcome"]
+__all__ = [
+    "Driver",
+    "Host",
+    "HostOptions",
+    "JoinOptions",
+    "Joiner",
+    "Link",
+    "NetError",
+    "NullDriver",
+    "Outcome",
+]
 
 if TYPE_CHECKING:
     from zoo_p2p.protocol.session import Session
@@ -51,62 +62,11 @@ NO_CURVE = bytes(32)  # the invite's key when the host runs without CURVE (debug
 
 
 class EntrySink(Protocol):
-    """Where a peer's own copy of the log goes (an fsync'd file in practice)."""
+    """Where a peer's own copy of the log goes (`zoo_p2p.storage.LogWriter` in practice)."""
 
-    def append(self, entry: bytes) -> None: ...
-
-
-class Driver(Protocol):
-    """Who sits at our seat and sees the game: a bot, a human at a terminal, or a test."""
-
-    def fds(self) -> list[int]: ...
-    def on_fd(self, fd: int, link: Link) -> bool: ...
-    def on_lobby(self, seats: list[tuple[str, str, int]], need: int) -> None: ...
-    def on_started(self, link: Link) -> None: ...
-    def on_events(self, events: list[Any], link: Link) -> None: ...
-    def on_turn(self, link: Link) -> None: ...
-    def on_presence(self, up: list[bool], link: Link) -> None: ...
-    def on_notice(self, text: str) -> None: ...
-
-
-class NullDriver:
-    """A driver that sees nothing and plays nothing (observers, tests)."""
-
-    def fds(self) -> list[int]:
-        """No extra file descriptors."""
-        return []
-
-    def on_fd(self, fd: int, link: Link) -> bool:
-        """Never called."""
-        return False
-
-    def on_lobby(self, seats: list[tuple[str, str, int]], need: int) -> None:
-        """Ignore the lobby."""
-
-    def on_started(self, link: Link) -> None:
-        """Ignore the start."""
-
-    def on_events(self, events: list[Any], link: Link) -> None:
-        """Ignore events."""
-
-    def on_turn(self, link: Link) -> None:
-        """Play nothing."""
-
-    def on_presence(self, up: list[bool], link: Link) -> None:
-        """Ignore presence."""
-
-    def on_notice(self, text: str) -> None:
-        """Log notices."""
-        log.info("%s", text)
-
-
-@dataclass
-class Outcome:
-    """How a peer's run ended."""
-
-    finished: bool
-    reason: str
-    entries: int
+    def append(self, entry: bytes, sync: bool = False) -> None: ...
+    def sync(self) -> None: ...
+    def close(self) -> None: ...
 
 
 def raw_private(key: Ed25519PrivateKey) -> bytes:
@@ -242,11 +202,10 @@ class Link:
             return
         entries = s.entries
         while self.written < len(entries):
-            self.sink.append(entries[self.written])
+            self.sink.append(entries[self.written])  # fsync'd soon, in the background
             self.written += 1
-        sync = getattr(self.sink, "sync", None)
-        if sync is not None:
-            sync(wait=self._own_move)
+        if self._own_move:
+            self.sink.sync()
 
     def deliver(self, start: int, entries: list[bytes], source: str) -> int | None:
         """Feed entries numbered from `start` to the session; return a seq to resync from."""
@@ -376,6 +335,16 @@ class Link:
     def _have(self) -> int:
         return len(self.session) if self.session is not None else 0
 
+    def leave(self, reason: str) -> None:
+        """Stop the run now, unfinished, saying why (the driver's way out)."""
+        if self.stopped is None:
+            self.stopped = Outcome(False, reason, self._have())
+
+    def catch_up(self) -> None:
+        """After resuming from a log: tell the driver where the game stands, ask for our move."""
+        if self.session is not None:
+            self._advance(len(self.session))
+
     def tick(self, now: float) -> None:
         """Periodic work: pings, liveness, finishing."""
 
@@ -385,9 +354,8 @@ class Link:
     def close(self) -> None:
         """Close every socket and the context, and the log file."""
         self.ctx.destroy(linger=0)
-        close = getattr(self.sink, "close", None)
-        if close is not None:
-            close()
+        if self.sink is not None:
+            self.sink.close()
 
     def _set_up(self, up: list[bool]) -> None:
         if up != self.up:
