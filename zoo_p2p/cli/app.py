@@ -74,24 +74,8 @@ def replay(
     dump: Annotated[
         bool, typer.Option("--dump", help="Print the whole game as text, no prompts.")
     ] = False,
-    html: Annotated[
-        Path | None,
-        typer.Option("--html", help="Write one self-contained offline HTML page of the game."),
-    ] = None,
-    text: Annotated[
-        Path | None,
-        typer.Option("--text", help="Write the compact text record (one move per line)."),
-    ] = None,
 ) -> None:
-    """Step through a game log (or a text record): the board at every move, then the deal."""
-    from zoo_p2p.cli.exportcmd import export_command, is_text_record, view_text_record
-
-    if html is not None or text is not None:
-        export_command(log, html=html, text=text)
-        return
-    if is_text_record(log):
-        view_text_record(log, at=at, dump=dump)
-        return
+    """Step through a game log: the board at every entry, reveals, then the hidden deal."""
     from zoo_p2p.cli.replay import replay_command
 
     replay_command(log, at=at, dump=dump)

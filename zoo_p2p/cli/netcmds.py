@@ -1,47 +1,544 @@
-"""The typer commands ``zoo host``, ``zoo join``, ``zoo bot``, ``zoo resume`` and the networked
-``zoo play``: options in, a driver chosen, a runner of `zoo_p2p.cli.runners` called.
+"""Bodies of ``zoo host``, ``zoo join``, ``zoo bot``, ``zoo resume`` and the networked ``zoo play``.
 
-The network stack is imported only when a command runs, so that ``zoo --help`` stays fast.
+Thin glue: identities, log files, sessions and drivers (a bot, or a human at the terminal) handed
+to the peers in `zoo_p2p.net.peer`. Only this module of the CLI touches the network layer.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import shutil
+import signal
+import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
-from zoo_p2p.errors import UsageError, ZooError
+from zoo_p2p.errors import IllegalMoveError, LocalProtocolError, NotationError, ZooError
+from zoo_p2p.net.invite import Invite, InviteError
+from zoo_p2p.net.wire import NetError, derive_secret
 
-if TYPE_CHECKING:
-    from zoo_p2p.driver import Driver
+if TYPE_CHECKING:  # the network layer (zmq) is imported only when a command runs
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+    from zoo_p2p.net.peer import Link, LobbySeat, Outcome
 
-def _driver(
-    level: str | None, console: Console, *, seed: int | None = None, delay: float = 0.0
-) -> Driver:
-    """A bot of `level` at our seat, or the person at this terminal (level None)."""
-    if level:
-        from zoo_p2p.cli.botdriver import BotDriver
-
-        return BotDriver(level, seed=seed, delay=delay, console=console)
-    from zoo_p2p.cli.plain import PlainDriver
-
-    return PlainDriver(console)
+log = logging.getLogger("zoo_p2p.cli.net")
+TEAMS = ("yellow", "blue", "green", "red")
+SPAWN = [sys.executable, "-c", "from zoo_p2p.cli.app import main; main()"]
 
 
-def _team(text: str | None) -> int | None:
-    from zoo_p2p.cli.runners import parse_team
+# ----------------------------------------------------------------------------- adapters
+def load_identity(path: Path | None = None, *, ephemeral: bool = False) -> Ed25519PrivateKey:
+    """Our Ed25519 identity: from `path` (created 0600 if missing), the user's, or a fresh one."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from zoo_p2p import storage
+
+    if ephemeral and path is None:
+        return Ed25519PrivateKey.generate()
+    return storage.load_or_create_identity(path)
+
+
+def fingerprint(pub: bytes) -> str:
+    """The protocol's short fingerprint of a raw public key."""
+    from zoo_p2p.protocol.crypto import fingerprint as fp
+
+    return fp(pub)
+
+
+class BatchedLog:
+    """An append-only log file for a live game, fast enough for a 3 ms move.
+
+    Every entry is written to the file (the kernel) at once, so killing the process loses
+    nothing. The fsync against power loss runs on a small background thread (no sockets there),
+    except where the caller asks to wait: our own move is durable before it leaves. The session
+    has already checked that every entry chains; opening goes through `storage.LogWriter`,
+    which drops a torn last entry.
+    """
+
+    def __init__(self, path: Path) -> None:
+        import threading
+
+        from zoo_p2p import storage
+
+        storage.LogWriter(path).close()  # create, or recover a torn tail
+        self.path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        self._cond = threading.Condition()
+        self._dirty = False
+        self._closed = False
+        self._thread = threading.Thread(target=self._syncer, name="zoo-log-fsync", daemon=True)
+        self._thread.start()
+
+    def append(self, entry: bytes) -> None:
+        """Write one entry to the file (durable against a crash of this process at once)."""
+        view = memoryview(entry)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    def sync(self, wait: bool = False) -> None:
+        """fsync what was written: now if `wait`, else soon on the background thread."""
+        if wait:
+            os.fsync(self._fd)
+            return
+        with self._cond:
+            self._dirty = True
+            self._cond.notify()
+
+    def _syncer(self) -> None:
+        while True:
+            with self._cond:
+                while not self._dirty and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                self._dirty = False
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Final fsync; stop the thread; close the file."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self._thread.join(5)
+        os.fsync(self._fd)
+        os.close(self._fd)
+
+
+def open_log_file(path: Path) -> BatchedLog:
+    """Open (or reopen) our log for appending."""
+    return BatchedLog(path)
+
+
+def read_log(path: Path) -> list[bytes]:
+    """Every whole entry of a log file (a torn last entry is dropped)."""
+    from zoo_p2p import storage
+
+    return storage.read_log(path).entries
+
+
+def audit_entries(entries: list[bytes]) -> tuple[bool, str]:
+    """Run the protocol auditor: (ok, one-line verdict with the first fault if any)."""
+    from zoo_p2p.protocol.audit import audit
+
+    report = audit(entries)
+    verdict = report.verdict
+    if report.fault_index is not None:
+        verdict += f" at entry {report.fault_index}: {report.fault_reason}"
+    elif report.notes:
+        verdict += ": " + report.notes[0] + "; everything in it checks out"
+    return report.ok, verdict
+
+
+def default_log_path(game_id: bytes) -> Path:
+    """``<data dir>/YYYYmmdd-HHMMSS-<gameid8>.zoolog``."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    from zoo_p2p import storage
+
+    return storage.logs_dir() / f"{stamp}-{game_id.hex()[:8]}.zoolog"
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_name(path.name + ".net")
+
+
+def seat_secrets(key: Ed25519PrivateKey, genesis: bytes) -> tuple[bytes, bytes]:
+    """(seed, nonce) for our seat in this game: derived from our key and the genesis, so a crash
+    or `zoo resume` finds the same secrets without storing them anywhere."""
+    import hashlib
+
+    from zoo_p2p.net.peer import raw_private
+
+    gid = hashlib.sha256(genesis).digest()
+    priv = raw_private(key)
+    return derive_secret(priv, b"seat-seed", gid), derive_secret(priv, b"first-nonce", gid)
+
+
+def session_factory(key: Ed25519PrivateKey) -> Callable[[bytes], Any]:
+    """A function genesis -> our playing Session."""
+    from zoo_p2p.protocol.session import Session
+
+    def make(genesis: bytes) -> Any:
+        seed, nonce = seat_secrets(key, genesis)
+        return Session(genesis, key=key, seed=seed, nonce=nonce)
+
+    return make
+
+
+def log_opener(path: Path | None, meta: dict[str, Any]) -> Callable[[Any], Any]:
+    """A function session -> the log file for it (`path` or the default name) plus its sidecar."""
+
+    def open_log(session: Any) -> Any:
+        p = path or default_log_path(session.game_id)
+        if p.exists() and p.stat().st_size > 0:
+            raise NetError(f"{p} already holds a log; use `zoo resume {p}` or another --log")
+        f = open_log_file(p)
+        _sidecar(p).write_text(json.dumps(meta))
+        return f
+
+    return open_log
+
+
+def resume_session(key: Ed25519PrivateKey, path: Path) -> tuple[Any, Any]:
+    """Rebuild our session from a log file; the log is reopened for appending."""
+    entries = read_log(path)
+    if not entries:
+        raise NetError(f"{path} holds no entries")
+    session = session_factory(key)(entries[0])
+    for e in entries[1:]:
+        session.receive(e)
+    if len(session.entries) != len(entries):  # pragma: no cover - storage drops torn tails
+        raise NetError(f"{path}: only {len(session.entries)} of {len(entries)} entries chain")
+    return session, open_log_file(path)
+
+
+def parse_team(text: str | None) -> int | None:
+    """'yellow'/'y' ... -> 0..3, None stays None."""
+    if text is None:
+        return None
+    from zoo_p2p.rules import Team
 
     try:
-        return parse_team(text)
-    except UsageError as exc:
+        return int(Team.parse(text))
+    except NotationError as exc:
         raise typer.BadParameter(str(exc)) from None
+
+
+def genesis_factory(
+    key: Ed25519PrivateKey, variant: str, first: int | None
+) -> Callable[[list[LobbySeat]], bytes]:
+    """A function lobby -> signed genesis."""
+    from zoo_p2p.cli.local import parse_variant
+    from zoo_p2p.protocol.events import SeatInfo
+    from zoo_p2p.protocol.session import Session
+    from zoo_p2p.rules import Team
+
+    var = parse_variant(variant)
+
+    def make(lobby: list[LobbySeat]) -> bytes:
+        seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
+        return Session.create_genesis(key, seats, var, first, os.urandom(32))
+
+    return make
+
+
+# ----------------------------------------------------------------------------- drivers
+class _Base:
+    """What bots and humans share: names for seats, notices to the console."""
+
+    def __init__(self, console: Console | None) -> None:
+        self.console = console
+
+    def fds(self) -> list[int]:
+        """No file descriptors by default."""
+        return []
+
+    def on_fd(self, fd: int, link: Link) -> bool:
+        """Unused by default."""
+        return False
+
+    def say(self, *parts: Any) -> None:
+        """Print if we have a console."""
+        if self.console is not None:
+            self.console.print(*parts)
+
+    def on_lobby(self, seats: list[tuple[str, str, int]], need: int) -> None:
+        """Show the lobby."""
+        if self.console is None:
+            return
+        t = Table(title=f"lobby: {len(seats)} of {need} seats", show_edge=False)
+        t.add_column("seat")
+        t.add_column("name")
+        t.add_column("fingerprint")
+        t.add_column("team")
+        for i, (name, fp, team) in enumerate(seats):
+            t.add_row(str(i + 1), name, fp, Text(TEAMS[team], style=TEAMS[team]))
+        self.console.print(t)
+
+    def on_started(self, link: Link) -> None:
+        """Nothing."""
+
+    def on_events(self, events: list[Any], link: Link) -> None:
+        """Nothing."""
+
+    def on_turn(self, link: Link) -> None:
+        """Nothing."""
+
+    def on_presence(self, up: list[bool], link: Link) -> None:
+        """Say who is missing when it changes."""
+        s = link.session
+        if s is None or self.console is None:
+            return
+        missing = [i for i, u in enumerate(up) if not u]
+        if missing:
+            names = ", ".join(_seat_name(s, i) for i in missing)
+            self.say(Text(f"waiting for {names}", style="yellow"))
+        else:
+            self.say(Text("everyone is connected", style="green"))
+
+    def on_notice(self, text: str) -> None:
+        """Print a notice."""
+        self.say(Text(text, style="cyan"))
+
+
+def _seat_name(session: Any, seat: int | None) -> str:
+    if seat is None:
+        return "an observer"
+    info = session.seats[seat]
+    return f"{info.name} ({info.team.label})"
+
+
+class BotDriver(_Base):
+    """Plays our seat with a bot from `zoo_p2p.bots` (optionally waiting `delay` s per move)."""
+
+    def __init__(self, level: str, *, seed: int | None, delay: float, console: Console | None):
+        from zoo_p2p.bots import make_bot
+
+        super().__init__(console)
+        self.bot = make_bot(level, seed=seed)
+        self.delay = delay
+
+    def on_turn(self, link: Link) -> None:
+        """Choose and play (now or after the delay)."""
+        if self.delay > 0:
+            link.call_later(self.delay, lambda: self._move(link))
+        else:
+            self._move(link)
+
+    def _move(self, link: Link) -> None:
+        if not link.my_turn:
+            return
+        assert link.session is not None and link.session.state is not None
+        move = self.bot.choose(link.session.state)
+        link.play(move)
+
+
+def hint_text(moves: Sequence[Any]) -> str:
+    """Legal moves, compact: sends grouped by the squares they may go to, then the steps."""
+    from zoo_p2p.rules import Send, square_name
+
+    by_value: dict[int, list[str]] = {}
+    steps: list[str] = []
+    for m in moves:
+        if isinstance(m, Send):
+            by_value.setdefault(m.value, []).append(square_name(m.to))
+        else:
+            steps.append(str(m))
+    lines: list[str] = []
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for value, squares in by_value.items():
+        groups.setdefault(tuple(squares), []).append(value)
+    for group, values in groups.items():
+        vals = "/".join(str(v) for v in values)
+        where = "any square showing a zoo card" if len(group) >= 20 else " ".join(group)
+        lines.append(f"send {vals} onto {where} (e.g. {values[0]}@{group[0]})")
+    if steps:
+        lines.append("steps: " + " ".join(steps))
+    return "legal: " + ("\n       ".join(lines) if lines else "none")
+
+
+class HumanDriver(_Base):
+    """A person at the terminal: board after every change, moves typed on stdin."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(console)
+        self.con = console
+        self.shadow: Any = None
+        self.shown_moves = 0
+        self.prompted = False
+        self.recap: list[Text] = []
+        self.pending = ""
+        self.quit = False
+        self.up: list[bool] = []
+
+    def fds(self) -> list[int]:
+        """Poll stdin."""
+        return [sys.stdin.fileno()]
+
+    def names(self, link: Link) -> list[str]:
+        """Seat names from the genesis."""
+        assert link.session is not None
+        return [s.name for s in link.session.seats]
+
+    def on_started(self, link: Link) -> None:
+        """Announce the first player and show the board."""
+        s = link.session
+        assert s is not None and s.state is not None
+        self.shadow = s.state.clone()
+        self.shown_moves = len(s.state.history)
+        from zoo_p2p.cli.render import render_board, seat_label
+
+        self.con.print(
+            Text(
+                f"You are {_seat_name(s, s.seat)}. Type a move like 5@C3 or C3-C4, "
+                "'?' for hints, 'b' for the board, 'q' to quit.",
+                style="bold",
+            )
+        )
+        self.con.print(render_board(s.state, self.names(link), me=s.seat))
+        self.con.print("first to move: ", seat_label(s.state, s.state.to_move, self.names(link)))
+
+    def on_events(self, events: list[Any], link: Link) -> None:
+        """Narrate new moves and reveals, redraw, and end with the breakdown."""
+        s = link.session
+        if s is None or s.state is None:
+            return
+        for ev in events:
+            if type(ev).__name__ == "CheatDetected":
+                self.con.print(
+                    Text(f"CHEATING by {_seat_name(s, ev.seat)}: {ev.reason}", style="bold red")
+                )
+        self.refresh(link)
+
+    def refresh(self, link: Link) -> None:
+        """Show what changed since the last time (state-based, so our own entries count too)."""
+        from zoo_p2p.cli.render import describe_move, render_board, render_scores
+
+        s = link.session
+        assert s is not None and s.state is not None
+        st = s.state
+        if self.shadow is None or st.needs is not None or len(st.history) == self.shown_moves:
+            return
+        names = self.names(link)
+        new = st.history[self.shown_moves :]
+        mover = self.shadow.to_move
+        if len(new) == 1:
+            lines = describe_move(self.shadow, st, new[0], names)
+            for line in lines:
+                self.con.print(line)
+            if mover != s.seat:
+                self.recap.append(Text(" · ").append_text(Text("; ").join(lines)))
+        else:
+            self.con.print("moves: " + ", ".join(str(m) for m in new))
+            self.recap.append(Text(" · moves: " + ", ".join(str(m) for m in new)))
+        self.shown_moves = len(st.history)
+        self.shadow = st.clone()
+        self.prompted = False
+        if st.is_terminal():
+            self.con.print(render_board(st, names, me=s.seat, last=new[-1]))
+            self.con.print(Text.assemble("Game over: ", _seat_name(s, st.to_move), " cannot act."))
+            self.con.print(render_scores(st, names))
+            self.con.print("signing the result with the other peers…")
+            return
+        self.con.print(render_board(st, names, me=s.seat, last=new[-1]))
+        if not link.my_turn:
+            self.con.print(Text(f"{_seat_name(s, st.to_move)} to move…", style="dim"))
+
+    def on_turn(self, link: Link) -> None:
+        """Recap the others' moves since ours (when several), then prompt."""
+        self.refresh(link)
+        s = link.session
+        assert s is not None
+        if len(self.recap) > 1:
+            self.con.print(Text("since your last move:", style="bold"))
+            for line in self.recap:
+                self.con.print(line)
+        self.recap = []
+        self.con.print(
+            Text("Your move", style="bold green"), "(e.g. 5@C3, C3-C4; ? for hints): ", end=""
+        )
+        self.prompted = True
+
+    def on_fd(self, fd: int, link: Link) -> bool:
+        """Read what was typed (unbuffered, so pasted lines all count) and handle each line."""
+        from zoo_p2p.net.peer import Outcome
+
+        data = os.read(fd, 4096)
+        if not data:
+            self.quit = True
+            link.stopped = Outcome(False, "you left (end of input)", link._have())
+            return False
+        self.pending += data.decode(errors="replace")
+        while "\n" in self.pending and link.stopped is None:
+            line, self.pending = self.pending.split("\n", 1)
+            self.on_line(line, link)
+        return True
+
+    def on_line(self, line: str, link: Link) -> bool:
+        """One typed line."""
+        from zoo_p2p.net.peer import Outcome
+
+        text = line.strip()
+        s = link.session
+        if text.lower() in ("q", "quit", "exit"):
+            link.stopped = Outcome(False, "you left the game", link._have())
+            return True
+        if s is None or s.state is None:
+            self.con.print("the game has not started yet")
+            return True
+        from zoo_p2p.cli.render import render_board
+        from zoo_p2p.rules import parse_move
+
+        if text.lower() in ("b", "board"):
+            self.con.print(render_board(s.state, self.names(link), me=s.seat))
+            return True
+        if text in ("?", "h", "help"):
+            if link.my_turn:
+                self.con.print(hint_text(s.state.legal_moves()))
+            else:
+                self.con.print(
+                    "moves: send '5@C3' (a character from your hand onto C3) or step 'C3-C4'"
+                )
+            self._reprompt(link)
+            return True
+        if not text:
+            self._reprompt(link)
+            return True
+        if not link.my_turn:
+            who = _seat_name(s, s.floor.seat) if s.floor is not None else "the others"
+            self.con.print(Text(f"not your turn — waiting for {who}", style="yellow"))
+            return True
+        try:
+            move = parse_move(text)
+            s.state.check(move)
+            link.play(move)
+            self.refresh(link)
+        except (NotationError, IllegalMoveError, LocalProtocolError) as exc:
+            self.con.print(Text(str(exc), style="red"))
+            self._reprompt(link)
+        return True
+
+    def _reprompt(self, link: Link) -> None:
+        if link.my_turn:
+            self.con.print(Text("Your move: ", style="bold green"), end="")
+
+    def on_presence(self, up: list[bool], link: Link) -> None:
+        """Say who is missing, and who holds the game up."""
+        super().on_presence(up, link)
+
+
+# ----------------------------------------------------------------------------- running
+def _finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console) -> int:
+    s = link.session
+    if s is None:
+        console.print(Text(f"no game: {outcome.reason}", style="red"))
+        return 1
+    path = log_path
+    sink = link.sink
+    if sink is not None and hasattr(sink, "path"):
+        path = sink.path
+    entries = list(s.entries)
+    ok, verdict = audit_entries(entries)
+    style = "green" if ok and outcome.finished else "yellow"
+    console.print(Text(f"{outcome.reason}; {len(entries)} entries", style=style))
+    console.print(Text(f"log saved: {path}", style="bold"))
+    if ok:
+        verdict = "ok: every signature, link, move, reveal and seed checks out"
+    head, _, rest = verdict.partition(":")
+    console.print(Text(f"audit: {head.upper()}" + (f" —{rest}" if rest else ""), style=style))
+    return 0 if outcome.finished and ok else 1
 
 
 def _console(quiet: bool) -> Console:
@@ -53,6 +550,268 @@ def _setup_logging(verbose: bool, quiet: bool) -> None:
     logging.basicConfig(
         level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
+
+
+def _guess_address() -> str:
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            addr: str = s.getsockname()[0]
+            return addr
+    except OSError:
+        return "127.0.0.1"
+
+
+def _spawn_bots(
+    invite: Invite, k: int, level: str, delay: float, workdir: Path, quiet: bool = True
+) -> list[subprocess.Popen[bytes]]:
+    procs = []
+    for i in range(k):
+        args = [
+            *SPAWN,
+            "bot",
+            str(invite),
+            "--level",
+            level,
+            "--name",
+            f"{level} bot {i + 1}",
+            "--delay",
+            str(delay),
+            "--log",
+            str(workdir / f"bot{i + 1}.zoolog"),
+            "--give-up",
+            "30",
+        ]
+        if quiet:
+            args.append("--quiet")
+        err = open(workdir / f"bot{i + 1}.err", "wb")  # noqa: SIM115 - handed to the child
+        procs.append(
+            subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        )
+        err.close()
+    return procs
+
+
+def _reap(procs: Sequence[subprocess.Popen[bytes]], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        try:
+            p.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(1)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def run_host(
+    *,
+    players: int,
+    variant: str,
+    first: int | None,
+    port: int,
+    bind: str,
+    address: str | None,
+    log_path: Path | None,
+    name: str,
+    team: int | None,
+    bots: int,
+    level: str,
+    bot: str | None,
+    invite_file: Path | None,
+    curve: bool,
+    identity: Path | None,
+    give_up: float | None,
+    delay: float,
+    quiet: bool,
+    console: Console,
+    bot_delay: float = 0.0,
+) -> int:
+    """Host a game (our seat human or bot) and return the exit code."""
+    from zoo_p2p.net.peer import Host, HostOptions, raw_public
+
+    key = load_identity(identity)
+    driver: Any = (
+        BotDriver(bot, seed=None, delay=delay, console=console) if bot else HumanDriver(console)
+    )
+    if not curve:
+        console.print(Text("CURVE is off: traffic is readable on the network", style="red"))
+    meta = {"role": "host", "port": port, "bind": bind, "curve": curve}
+    opts = HostOptions(
+        players=players, bind=bind, port=port, curve=curve, name=name, team=team, give_up=give_up
+    )
+    host = Host(
+        key=key,
+        driver=driver,
+        make_session=session_factory(key),
+        open_log=log_opener(log_path, meta),
+        options=opts,
+        make_genesis=genesis_factory(key, variant, first),
+        fingerprint=fingerprint,
+        address=address or (bind if bind not in ("0.0.0.0", "*") else _guess_address()),
+    )
+    meta["port"] = host.port
+    meta["invite"] = str(host.invite)
+    console.print(Text(f"you are {name} — fingerprint {fingerprint(raw_public(key))}"))
+    console.print(Text("invite (give this to the other players):", style="bold"))
+    console.print(str(host.invite), soft_wrap=True)
+    if invite_file is not None:
+        tmp = invite_file.with_name(invite_file.name + ".tmp")
+        tmp.write_text(str(host.invite) + "\n")
+        tmp.replace(invite_file)
+    procs: list[subprocess.Popen[bytes]] = []
+    tmpdir = Path(tempfile.mkdtemp(prefix="zoo-bots-"))
+    try:
+        if bots:  # our own bots come in over loopback whatever the invite says
+            local = (
+                host.invite
+                if bind not in ("0.0.0.0", "*")
+                else Invite(
+                    host="127.0.0.1",
+                    port=host.port,
+                    server_key=host.invite.server_key,
+                    fingerprint=host.invite.fingerprint,
+                )
+            )
+            procs = _spawn_bots(local, bots, level, bot_delay, tmpdir)
+        console.print(f"waiting for {players - 1} player(s) to join…")
+        host.start_if_ready()
+        outcome = host.run()
+    finally:
+        _reap(procs)
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    return _finish(host, outcome, log_path, console)
+
+
+def run_join(
+    invite_text: str,
+    *,
+    name: str,
+    team: int | None,
+    log_path: Path | None,
+    level: str | None,
+    identity: Path | None,
+    give_up: float | None,
+    delay: float,
+    seed: int | None,
+    console: Console,
+    ephemeral: bool,
+    curve: bool = True,
+) -> int:
+    """Join a game as a human (level None) or a bot; resumes if `log_path` already holds it."""
+    from zoo_p2p.net.peer import Joiner, JoinOptions, raw_public
+
+    try:
+        invite = Invite.parse(invite_text)
+    except InviteError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    key = load_identity(identity, ephemeral=ephemeral)
+    driver: Any = (
+        BotDriver(level, seed=seed, delay=delay, console=console) if level else HumanDriver(console)
+    )
+    session = sink = None
+    if log_path is not None and log_path.exists() and log_path.stat().st_size > 0:
+        session, sink = resume_session(key, log_path)
+        console.print(f"resuming {log_path} from entry {len(session.entries)}")
+    meta = {"role": "join", "invite": str(invite)}
+    joiner = Joiner(
+        invite,
+        key=key,
+        driver=driver,
+        make_session=session_factory(key),
+        open_log=log_opener(log_path, meta),
+        fingerprint=fingerprint,
+        options=JoinOptions(
+            name=name, team=team, give_up=give_up, curve=curve and invite.server_key != bytes(32)
+        ),
+        session=session,
+        sink=sink,
+    )
+    console.print(
+        f"joining {invite.host}:{invite.port} as {name} ({fingerprint(raw_public(key))})…"
+    )
+    if session is not None:
+        joiner._advance(len(session.entries))
+    outcome = joiner.run()
+    return _finish(joiner, outcome, log_path, console)
+
+
+def run_resume(
+    log_path: Path,
+    *,
+    invite_text: str | None,
+    port: int | None,
+    bind: str | None,
+    bot: str | None,
+    identity: Path | None,
+    give_up: float | None,
+    delay: float,
+    console: Console,
+) -> int:
+    """Continue an unfinished game from our log: as its host (rebind) or as a joiner."""
+    from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions
+
+    key = load_identity(identity)
+    meta: dict[str, Any] = {}
+    if _sidecar(log_path).exists():
+        meta = json.loads(_sidecar(log_path).read_text())
+    session, sink = resume_session(key, log_path)
+    if session.finished:
+        console.print(f"{log_path} holds a finished game; see `zoo verify {log_path}`")
+        return 0
+    driver: Any = (
+        BotDriver(bot, seed=None, delay=delay, console=console) if bot else HumanDriver(console)
+    )
+    if session.seat == 0:
+        opts = HostOptions(
+            players=len(session.seats),
+            bind=bind or meta.get("bind", "0.0.0.0"),
+            port=port or int(meta.get("port", 0)),
+            curve=meta.get("curve", True),
+            name=session.seats[0].name,
+            give_up=give_up,
+        )
+        host = Host(
+            key=key,
+            driver=driver,
+            make_session=session_factory(key),
+            open_log=log_opener(log_path, meta),
+            options=opts,
+            make_genesis=lambda lobby: b"",
+            fingerprint=fingerprint,
+            session=session,
+            sink=sink,
+            address=_guess_address() if opts.bind in ("0.0.0.0", "*") else opts.bind,
+        )
+        console.print(f"resuming as host from entry {len(session.entries)}; invite:")
+        console.print(str(host.invite), soft_wrap=True)
+        host.start_if_ready()
+        outcome = host.run()
+        return _finish(host, outcome, log_path, console)
+    text = invite_text or meta.get("invite")
+    if not text:
+        raise typer.BadParameter("no invite stored beside the log: pass --invite")
+    invite = Invite.parse(text)
+    me = session.seats[session.seat]
+    joiner = Joiner(
+        invite,
+        key=key,
+        driver=driver,
+        make_session=session_factory(key),
+        open_log=log_opener(log_path, meta),
+        fingerprint=fingerprint,
+        options=JoinOptions(
+            name=me.name, team=int(me.team), give_up=give_up, curve=invite.server_key != bytes(32)
+        ),
+        session=session,
+        sink=sink,
+    )
+    joiner._advance(len(session.entries))
+    outcome = joiner.run()
+    return _finish(joiner, outcome, log_path, console)
 
 
 # ----------------------------------------------------------------------------- commands
@@ -67,12 +826,8 @@ def _exit_with(run: Callable[[], int]) -> NoReturn:
     """Run a command body and exit with its code; our own errors are one red line, exit 1."""
     try:
         code = run()
-    except UsageError as exc:
-        raise typer.BadParameter(str(exc)) from None
     except ZooError as exc:
-        from rich.text import Text
-
-        Console(stderr=True).print(Text(str(exc), style="red"))
+        Console(stderr=True).print(f"[red]{exc}[/red]")
         raise typer.Exit(1) from None
     raise typer.Exit(code)
 
@@ -112,9 +867,8 @@ def host_cmd(
     first_seat = None if first == "random" else int(first) - 1
     if first_seat is not None and not 0 <= first_seat < players:
         raise typer.BadParameter("--first: 'random' or a seat number 1..players")
-    console = _console(quiet)
     _exit_with(
-        lambda: _host(
+        lambda: run_host(
             players=players,
             variant=variant,
             first=first_seat,
@@ -123,62 +877,19 @@ def host_cmd(
             address=address,
             log_path=log,
             name=name,
-            team=_team(team),
+            team=parse_team(team),
             bots=bots,
             level=level,
+            bot=bot,
             invite_file=invite_file,
             curve=curve,
             identity=identity,
             give_up=give_up,
-            driver=_driver(bot, console, delay=delay),
-            console=console,
+            delay=delay,
+            quiet=quiet,
+            console=_console(quiet),
         )
     )
-
-
-def _host(
-    *,
-    players: int,
-    variant: str,
-    first: int | None,
-    port: int,
-    bind: str,
-    address: str | None,
-    log_path: Path | None,
-    name: str,
-    team: int | None,
-    bots: int,
-    level: str,
-    invite_file: Path | None,
-    curve: bool,
-    identity: Path | None,
-    give_up: float | None,
-    driver: Driver,
-    console: Console,
-    bot_delay: float = 0.0,
-) -> int:
-    from zoo_p2p.cli.local import parse_variant
-    from zoo_p2p.cli.runners import HostPlan, run_host
-
-    plan = HostPlan(
-        players=players,
-        variant=parse_variant(variant),
-        first=first,
-        port=port,
-        bind=bind,
-        address=address,
-        log_path=log_path,
-        name=name,
-        team=team,
-        bots=bots,
-        level=level,
-        invite_file=invite_file,
-        curve=curve,
-        identity=identity,
-        give_up=give_up,
-        bot_delay=bot_delay,
-    )
-    return run_host(plan, driver, console)
 
 
 def join_cmd(
@@ -196,19 +907,18 @@ def join_cmd(
 ) -> None:
     """Join a game from its invite and play at this terminal."""
     _setup_logging(verbose, False)
-    from zoo_p2p.cli.runners import run_join
-
-    console = _console(False)
     _exit_with(
         lambda: run_join(
             invite,
             name=name,
-            team=_team(team),
+            team=parse_team(team),
             log_path=log,
+            level=None,
             identity=identity,
             give_up=give_up,
-            driver=_driver(None, console),
-            console=console,
+            delay=0.0,
+            seed=None,
+            console=_console(False),
             ephemeral=False,
         )
     )
@@ -232,19 +942,18 @@ def bot_cmd(
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
     _setup_logging(verbose, quiet)
-    from zoo_p2p.cli.runners import run_join
-
-    console = _console(quiet)
     _exit_with(
         lambda: run_join(
             invite,
             name=name or f"{level} bot",
-            team=_team(team),
+            team=parse_team(team),
             log_path=log,
+            level=level,
             identity=identity,
             give_up=give_up,
-            driver=_driver(level, console, seed=seed, delay=delay),
-            console=console,
+            delay=delay,
+            seed=seed,
+            console=_console(quiet),
             ephemeral=True,
         )
     )
@@ -267,19 +976,17 @@ def resume_cmd(
 ) -> None:
     """Continue an unfinished game from its log, as host or joiner, once all seats are back."""
     _setup_logging(verbose, quiet)
-    from zoo_p2p.cli.runners import run_resume
-
-    console = _console(quiet)
     _exit_with(
         lambda: run_resume(
             log,
             invite_text=invite,
             port=port,
             bind=bind,
+            bot=bot,
             identity=identity,
             give_up=give_up,
-            driver=_driver(bot, console),
-            console=console,
+            delay=0.0,
+            console=_console(quiet),
         )
     )
 
@@ -291,7 +998,7 @@ def play_command(
     _setup_logging(False, False)
     console = _console(False)
     _exit_with(
-        lambda: _host(
+        lambda: run_host(
             players=bots + 1,
             variant=variant,
             first=None,
@@ -300,14 +1007,16 @@ def play_command(
             address="127.0.0.1",
             log_path=log,
             name=name,
-            team=_team(team),
+            team=parse_team(team),
             bots=bots,
             level=level,
+            bot=None,
             invite_file=None,
             curve=True,
             identity=None,
             give_up=None,
-            driver=_driver(None, console),
+            delay=0.0,
+            quiet=False,
             console=console,
             bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
         )
