@@ -13,6 +13,7 @@ from zoo_p2p.net import evidence
 from zoo_p2p.storage import read_log
 
 EVIL = [sys.executable, "-m", "tests.net.evil"]
+ZOO_MAIN = "from zoo_p2p.cli.app import main; main()"
 
 
 def _evil(procs: Procs, *args: str, name: str) -> subprocess.Popen[bytes]:
@@ -62,8 +63,13 @@ def _convicted(procs: Procs, name: str) -> set[int]:
 
 def _verify(procs: Procs, name: str) -> tuple[int, str]:
     r = subprocess.run(
-        [*EVIL[:1], "-c", "from zoo_p2p.cli.app import main; main()", "verify"]
-        + [str(procs.tmp / f"{name}.zoolog")],
+        [
+            *EVIL[:1],
+            "-c",
+            "from zoo_p2p.cli.app import main; main()",
+            "verify",
+            str(procs.tmp / f"{name}.zoolog"),
+        ],
         capture_output=True,
         env=procs.env,
         timeout=60,
@@ -75,7 +81,7 @@ def _verify(procs: Procs, name: str) -> tuple[int, str]:
 def test_an_equivocating_host_is_caught_by_both_joiners(procs: Procs) -> None:
     """The host signs two moves for one seq, one per joiner: the joiners compare heads over
     their direct link, fetch each other's entry, and both keep the fork proof naming seat 1."""
-    host, invite = _evil_host(procs, "equivocate")
+    _host, invite = _evil_host(procs, "equivocate")
     bots = [procs.bot(invite, f"bot{i}", "--delay", "0.03", quiet=False) for i in (1, 2)]
     for i, b in enumerate(bots, 1):
         procs.wait(b, f"bot{i}")
@@ -91,7 +97,7 @@ def test_a_withheld_reveal_comes_from_the_other_joiner_and_the_host_is_named(
 ) -> None:
     """The host never sends its first reveal to seat 3: seat 3 gets it from seat 2 directly,
     the game completes everywhere, and seat 3 names the host, never the other joiner."""
-    host, invite = _evil_host(procs, "withhold")
+    _host, invite = _evil_host(procs, "withhold")
     bots = [procs.bot(invite, f"bot{i}", "--delay", "0.03", quiet=False) for i in (1, 2)]
     for i, b in enumerate(bots, 1):
         assert procs.wait(b, f"bot{i}") == 0, procs.text(f"bot{i}")
