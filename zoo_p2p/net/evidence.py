@@ -15,7 +15,7 @@ from pathlib import Path
 
 from zoo_p2p.errors import CheatError, RemoteProtocolError
 
-__all__ = ["Conviction", "check", "keep", "make_proof", "proofs_path"]
+__all__ = ["Conviction", "check", "keep", "make_proof", "proofs_path", "read_proofs"]
 
 try:  # the protocol's own implementation, once it has landed
     from zoo_p2p.protocol.evidence import (  # type: ignore[import-not-found,unused-ignore]
@@ -26,6 +26,7 @@ try:  # the protocol's own implementation, once it has landed
     from zoo_p2p.storage import (  # type: ignore[attr-defined,unused-ignore]
         append_proof,
         proofs_path,
+        read_proofs,
     )
 
     def keep(log_path: Path, proof: bytes) -> None:
@@ -91,3 +92,16 @@ except ImportError:  # pragma: no cover - replaced as soon as p1's module is on 
             os.fsync(fd)
         finally:
             os.close(fd)
+
+    def read_proofs(log_path: Path | str) -> list[bytes]:  # type: ignore[misc,no-redef,unused-ignore]
+        """Every proof kept next to the log."""
+        path = proofs_path(log_path)
+        if not path.exists():
+            return []
+        data = path.read_bytes()
+        out: list[bytes] = []
+        while len(data) >= 4:
+            (n,) = struct.unpack(">I", data[:4])
+            out.append(data[4 : 4 + n])
+            data = data[4 + n :]
+        return out

@@ -69,7 +69,8 @@ PROOFS_PER_S = 1.0  # received proofs checked per peer and second (burst 2)
 MSGS_PER_S = 2000.0  # messages read per peer and second; beyond it they are dropped
 MAX_EP = 128  # characters in an endpoint
 MESH_HWM = 1000  # messages queued per direct link (then new ones are dropped)
-TRACKED = 64  # entries whose delivery we watch (who sent them to us), and pending asks
+TRACKED = 64  # pending asks we watch
+WATCHED = 1024  # recent entries whose delivery we watch (who sent them to us)
 
 
 def pack(kind: str, **fields: Any) -> bytes:
@@ -550,8 +551,8 @@ class Mesh:
         after = len(self.session)
         for seq in range(before, after):
             self._accepted_at[seq] = now
-        if len(self._accepted_at) > TRACKED:
-            for seq in sorted(self._accepted_at)[: len(self._accepted_at) - TRACKED]:
+        if len(self._accepted_at) > WATCHED:
+            for seq in sorted(self._accepted_at)[: len(self._accepted_at) - WATCHED]:
                 self._accepted_at.pop(seq, None)
                 self._sources.pop(seq, None)
 
