@@ -252,9 +252,9 @@ class Session:
                 raise LocalProtocolError("a playing seat needs a 32-byte secret seed")
             self.seat = mine[0]
             self._seed = seed
-            self._tables = tables or SeatTables.from_seed(seed, general=self._general)
+            self._tables = tables or SeatTables.from_seed(seed, self.game_id, general=self._general)
             self._my_commits = self._tables.commitments(self.game_id, self.seat)
-            self._nonce = nonce if nonce is not None else nonce_from_seed(seed)
+            self._nonce = nonce if nonce is not None else nonce_from_seed(seed, self.game_id)
             if len(self._nonce) != NONCE_SIZE:
                 raise LocalProtocolError("the first-player nonce must be 32 bytes")
 
@@ -669,7 +669,7 @@ class Session:
         b = e.body
         if not (isinstance(b, list) and len(b) == 1 and _is_bin(b[0], SEED_SIZE)):
             raise self._reject(e, "seed body is not [seed]")
-        tables = SeatTables.from_seed(b[0], general=self._general)
+        tables = SeatTables.from_seed(b[0], self.game_id, general=self._general)
         derived = tables.commitments(self.game_id, e.seat)
         for t, (got, want) in enumerate(zip(derived, self._commits[e.seat], strict=True)):
             if got != want:
