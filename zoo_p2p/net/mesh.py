@@ -46,7 +46,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
-from zoo_p2p.errors import RemoteProtocolError
+from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.net import evidence, wire
 from zoo_p2p.protocol.encoding import MAX_ENTRY_SIZE, decode_entry
 from zoo_p2p.text import seat_word, shown
@@ -370,7 +370,11 @@ class Mesh:
             self.send(seat, data)
 
     def _broadcast_proof(self, proof: bytes, skip: int | None = None) -> None:
-        data = pack("proof", p=proof)
+        try:
+            data = pack("proof", p=proof)
+        except wire.WireError:  # a proof longer than one frame: it stays on our disk only
+            log.warning("the proof (%d bytes) is too large to send in one frame", len(proof))
+            return
         for seat in self.peers:
             if seat != skip:
                 self.send(seat, data)
@@ -604,7 +608,7 @@ class Mesh:
             return None
         try:
             evidence.keep(path, proof)
-        except OSError as exc:
+        except (OSError, ZooError) as exc:
             self.owner.mesh_notice(f"could not save the proof next to the log: {exc}")
             return None
         saved: Path = evidence.proofs_path(path)
