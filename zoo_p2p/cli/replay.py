@@ -35,7 +35,7 @@ from zoo_p2p.protocol.events import (
 )
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Move, State, square_name
-from zoo_p2p.storage import read_log
+from zoo_p2p.storage import LogReader
 from zoo_p2p.text import seat_word, shown
 
 KEYS = (
@@ -137,51 +137,77 @@ def _who(session: Session, names: list[str], seat: int) -> str:
 
 
 def load_replay(path: Path) -> Replay:
-    """Read a log and replay it through an observer session, one step per move."""
-    read = read_log(path)
-    if not read.entries:
-        raise LogError("the log is empty", index=0)
-    try:
-        session = Session(read.entries[0])
-    except RemoteProtocolError as exc:
-        raise LogError(f"not a game log: {exc.reason}", index=0) from None
-    names = [shown(s.name, limit=40) for s in session.seats]
-    start = Scene(0, "start")
-    start.lines.append(Text(f"{len(names)} seats, {session.variant.value} game"))
-    scenes = [start]
-    positions: list[tuple[State, Move]] = []
-    fault = None
-    for i, raw in enumerate(read.entries[1:], start=1):
-        before = session.state.clone() if session.state is not None else None
+    """Read a log (streamed, bounded memory) through an observer session, one step per move.
+
+    ``LogError`` when the file cannot be read or its first entry is not a genesis; a later
+    entry that is garbage or does not follow is a ``fault``: the steps before it are kept.
+    """
+    with LogReader(path) as reader:
+        stream = iter(reader)
+        first = next(stream, None)
+        if first is None:
+            raise LogError("the log is empty", index=0)
         try:
-            events = session.receive(raw)
+            session = Session(first)
         except RemoteProtocolError as exc:
-            fault = f"entry {i}: {shown(exc.reason)}"
-            break
-        if len(session) != i + 1:
-            fault = f"entry {i}: does not follow entry {i - 1}"
-            break
-        st = session.state.clone() if session.state is not None else None
-        for ev in events:
-            scene = scenes[-1]
-            if isinstance(ev, MoveApplied) and before is not None and st is not None:
-                positions.append((before, ev.move))
-                scene = Scene(len(positions), "move", move=ev.move, seat=ev.seat)
-                scene.entries = (i, i)
-                scenes.append(scene)
-                scene.lines.extend(describe_move(before, st, ev.move, names)[:1])
-                continue
-            if isinstance(ev, GameOver | SeedOpened | CheatDetected) and scene.kind != "end":
-                scene = Scene(len(positions) + 1, "end")
-                scene.entries = (i, i)
-                scenes.append(scene)
-            line = _describe(session, names, ev)
-            if line is not None:
-                scene.lines.append(line)
-        last = scenes[-1]
-        last.state = st
-        last.entries = (last.entries[0] if last.kind != "start" else 0, i)
-    return Replay(scenes, session, names, fault, read.warning, positions)
+            raise LogError(f"not a game log: {exc.reason}", index=0) from None
+        rp = Replay([], session, [shown(s.name, limit=40) for s in session.seats], None, None, [])
+        start = Scene(0, "start")
+        start.lines.append(Text(f"{len(rp.names)} seats, {session.variant.value} game"))
+        rp.scenes.append(start)
+        i = 0
+        while True:
+            i += 1
+            try:
+                raw = next(stream, None)
+            except LogError as exc:
+                rp.fault = shown(str(exc))
+                break
+            if raw is None:
+                break
+            fault = _step(rp, i, raw)
+            if fault is not None:
+                rp.fault = fault
+                break
+        torn = reader.torn_bytes
+    if torn:
+        rp.torn = f"dropped a torn last entry ({torn} bytes) after {i - 1} complete entries"
+    return rp
+
+
+def _step(rp: Replay, i: int, raw: bytes) -> str | None:
+    """Feed entry ``i`` to the session and add what it caused to the steps; a fault or None."""
+    session = rp.session
+    names = rp.names
+    before = session.state.clone() if session.state is not None else None
+    try:
+        events = session.receive(raw)
+    except RemoteProtocolError as exc:
+        return f"entry {i}: {shown(exc.reason)}"
+    if len(session) != i + 1:
+        return f"entry {i}: does not follow entry {i - 1}"
+    st = session.state.clone() if session.state is not None else None
+    scenes = rp.scenes
+    for ev in events:
+        scene = scenes[-1]
+        if isinstance(ev, MoveApplied) and before is not None and st is not None:
+            rp.positions.append((before, ev.move))
+            scene = Scene(len(rp.positions), "move", move=ev.move, seat=ev.seat)
+            scene.entries = (i, i)
+            scenes.append(scene)
+            scene.lines.extend(describe_move(before, st, ev.move, names)[:1])
+            continue
+        if isinstance(ev, GameOver | SeedOpened | CheatDetected) and scene.kind != "end":
+            scene = Scene(len(rp.positions) + 1, "end")
+            scene.entries = (i, i)
+            scenes.append(scene)
+        line = _describe(session, names, ev)
+        if line is not None:
+            scene.lines.append(line)
+    last = scenes[-1]
+    last.state = st
+    last.entries = (last.entries[0] if last.kind != "start" else 0, i)
+    return None
 
 
 def mark_line(mark: MoveMark) -> Text:
