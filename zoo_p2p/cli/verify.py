@@ -90,6 +90,8 @@ def render_report(console: Console, path: Path, report: AuditReport, torn: str |
         )
     for note in report.notes:
         console.print(Text(note, style="yellow"))
+    if report.ending_text:  # how the game ended (PROTOCOL.md §10)
+        console.print(Text(report.ending_text, style="bold"))
     if report.first_seat is not None:
         console.print(f"first player: seat {report.first_seat}; {len(report.moves)} moves")
         console.print(deal_table(report))

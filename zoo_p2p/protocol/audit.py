@@ -9,12 +9,13 @@ decoded once and verified once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zoo_p2p.errors import RemoteProtocolError
 from zoo_p2p.protocol.encoding import Kind
 from zoo_p2p.protocol.events import Floor, Gap, MoveApplied, SeatInfo
+from zoo_p2p.protocol.liveness import ABANDONED, Ending
 from zoo_p2p.protocol.session import Session
 
 OK = "ok"
@@ -54,6 +55,16 @@ class AuditReport:
     winners: tuple[int, ...] = ()
     waiting_for: Floor | None = None
     notes: tuple[str, ...] = ()
+    ending: Ending | None = None  # how the game ended (§10): finished, claimed, resigned, abandoned
+    ending_text: str | None = None
+
+    def with_ending(self) -> AuditReport:
+        """Scores and winners as the ending settles them (§10.5), when a claim or a resignation
+        ended the game or a resigned seat was played on."""
+        e = self.ending
+        if e is None or e.kind == ABANDONED:
+            return self
+        return replace(self, scores=e.scores, winners=e.winners)
 
     @property
     def ok(self) -> bool:
@@ -86,6 +97,7 @@ class AuditReport:
             if self.waiting_for is None
             else {"seat": self.waiting_for.seat, "kind": self.waiting_for.kind},
             "notes": list(self.notes),
+            "ending": _ending_json(self.ending, self.ending_text),
         }
 
 
@@ -150,6 +162,7 @@ def _report(
             notes.append("seeds not all opened: unrevealed cards and permutations not checked")
     deal = session.opened_deal
     st = session.state
+    ending = None if fault is not None else session.outcome()
     return AuditReport(
         verdict=verdict,
         entries=len(entries),
@@ -172,4 +185,23 @@ def _report(
         winners=tuple(st.winners()) if st is not None and session.final_scores else (),
         waiting_for=waiting,
         notes=tuple(notes),
-    )
+        ending=ending,
+        ending_text=None if ending is None else ending.describe(session.seats),
+    ).with_ending()
+
+
+def _ending_json(ending: Ending | None, text: str | None) -> dict[str, Any] | None:
+    """The `ending` object of `zoo verify --json` (§10.6)."""
+    if ending is None:
+        return None
+    return {
+        "kind": ending.kind,
+        "text": text,
+        "seat": ending.seat,
+        "at": ending.at,
+        "floor_kind": ending.floor_kind,
+        "claimed_by": list(ending.by),
+        "late_entries": list(ending.late),
+        "seconds": ending.seconds,
+        "resigned": list(ending.resigned),
+    }
