@@ -63,7 +63,8 @@ class Entry:
 
 def pack(obj: Any) -> bytes:
     """Pack a value with the protocol's msgpack profile (bin type for bytes, no floats)."""
-    return msgpack.packb(obj, use_bin_type=True)
+    out: bytes = msgpack.packb(obj, use_bin_type=True)
+    return out
 
 
 def strict_unpack(data: bytes, what: str) -> Any:
