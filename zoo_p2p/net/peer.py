@@ -184,6 +184,24 @@ def _verify(pub: bytes, sig: bytes, data: bytes) -> bool:
     return True
 
 
+def _bracket(addr: str) -> str:
+    return f"[{addr}]" if ":" in addr and not addr.startswith("[") else addr
+
+
+def _first_reachable(invite: Invite, driver: Driver) -> Invite:
+    """The invite reordered so that the first address that accepts a connection comes first."""
+    from zoo_p2p.net.invite import format_address, probe
+
+    winner, attempts = probe(invite.addresses)
+    for a in attempts:
+        log.info("address %s: %s", format_address(a.address), "ok" if a.ok else a.error)
+    if winner is None:
+        tried = "; ".join(f"{format_address(a.address)} {a.error}" for a in attempts)
+        driver.on_notice(f"no address of the invite answered yet ({tried}); still trying")
+        return invite
+    return invite.with_addresses([winner, *(a for a in invite.addresses if a != winner)])
+
+
 def _set_common(sock: zmq.Socket[bytes]) -> None:
     sock.setsockopt(zmq.LINGER, 0)
     sock.setsockopt(zmq.MAXMSGSIZE, wire.MAX_FRAME)
@@ -601,6 +619,7 @@ class HostOptions:
 
     players: int = 2
     bind: str = "127.0.0.1"
+    also_bind: tuple[str, ...] = ()  # more addresses to listen on, same port (issue 11)
     port: int = 0
     curve: bool = True
     name: str = "host"
@@ -658,16 +677,23 @@ class Host(Link):
             self.sock.curve_secretkey = server_secret
             self.sock.curve_publickey = self.server_pub_z85
             self.sock.curve_server = True
+        binds = [options.bind, *options.also_bind]
+        if any(":" in b for b in binds):
+            self.sock.setsockopt(zmq.IPV6, 1)
+        addr = options.bind
         try:
             if options.port:
-                self.sock.bind(f"tcp://{options.bind}:{options.port}")
+                self.sock.bind(f"tcp://{_bracket(addr)}:{options.port}")
                 port = options.port
             else:
-                port = self.sock.bind_to_random_port(f"tcp://{options.bind}")
+                port = self.sock.bind_to_random_port(f"tcp://{_bracket(addr)}")
+            for addr in options.also_bind:
+                self.sock.bind(f"tcp://{_bracket(addr)}:{port}")
         except zmq.ZMQError as exc:
             self.close()
-            raise NetError(f"cannot listen on {options.bind}:{options.port}: {exc}") from None
+            raise NetError(f"cannot listen on {addr} port {options.port}: {exc}") from None
         self.port = port
+        self.listening = [(b, port) for b in binds]  # what `zoo host` says it listens on
         self.invite = Invite(
             host=address, port=port, server_key=self.server_pub, fingerprint=fingerprint(self.pub)
         )
@@ -1243,6 +1269,8 @@ class Joiner(Link):
         )
         self.poller.register(self.sock, zmq.POLLIN)
         self.poller.register(self.monitor, zmq.POLLIN)
+        if invite.also:  # several addresses: connect to the first that answers (issue 11)
+            self.invite = invite = _first_reachable(invite, driver)
         self.sock.connect(invite.endpoint)
         self._began = time.monotonic()
         self._last_rx = self._began
