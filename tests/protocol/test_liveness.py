@@ -87,7 +87,7 @@ def test_one_seat_of_three_cannot_claim() -> None:
         if i != voter:
             with pytest.raises(RemoteProtocolError, match="one vote from each"):
                 s.receive(forged)
-    assert audit([*game.sessions[0].entries, forged]).verdict == "fault"
+    assert audit([*game.sessions[0].entries, forged]).verdict == "cheat"  # signed by the voter
 
 
 def test_an_honest_answer_beats_a_minority_vote_and_binds_the_voter() -> None:

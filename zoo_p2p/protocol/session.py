@@ -381,6 +381,36 @@ class Session:
             return [Gap(n_held)]
         return self._accept(e, local=False)
 
+    def signer_at(self, raw: bytes) -> int | None:
+        """The seat whose own valid signature puts `raw` on this log's chain, else None.
+
+        That is: `raw` decodes, names a seat of this game, carries that seat's valid signature,
+        and was signed either at the head (seq = log length, prev = hash of the last entry) or
+        at a held seq with the same predecessor and the same author as the held entry (a fork).
+        Only such an entry, when rejected, proves something against its author (PROTOCOL.md
+        §8); anything else (bad signature, unknown seat, another chain) convicts nobody.
+        """
+        try:
+            e = decode_entry(raw)
+        except RemoteProtocolError:
+            return None
+        if e.seat >= self.n:
+            return None
+        n_held = len(self._entries)
+        if e.seq == n_held:
+            chained = e.prev == self._head
+        elif 0 < e.seq < n_held:
+            chained = e.prev == sha256(self._entries[e.seq - 1]) and self._authors[e.seq] == e.seat
+        else:
+            chained = False
+        if not chained:
+            return None
+        try:
+            self._pubs[e.seat].verify(e.sig, e.payload)
+        except InvalidSignature:
+            return None
+        return e.seat
+
     def take_outgoing(self) -> list[bytes]:
         """Entries this seat owes right now (commit, reveals, seed, result), already appended."""
         out: list[bytes] = []
