@@ -297,9 +297,9 @@ class Session:
                 raise LocalProtocolError("a playing seat needs a 32-byte secret seed")
             self.seat = mine[0]
             self._seed = seed
-            self._tables = tables or SeatTables.from_seed(seed, general=self._general)
+            self._tables = tables or SeatTables.from_seed(seed, self.game_id, general=self._general)
             self._my_commits = self._tables.commitments(self.game_id, self.seat)
-            self._nonce = nonce if nonce is not None else nonce_from_seed(seed)
+            self._nonce = nonce if nonce is not None else nonce_from_seed(seed, self.game_id)
             if len(self._nonce) != NONCE_SIZE:
                 raise LocalProtocolError("the first-player nonce must be 32 bytes")
 
@@ -728,7 +728,7 @@ class Session:
         b = e.body
         if not (isinstance(b, list) and len(b) == 1 and _is_bin(b[0], SEED_SIZE)):
             raise self._reject(e, "seed body is not [seed]")
-        tables = SeatTables.from_seed(b[0], general=self._general)
+        tables = SeatTables.from_seed(b[0], self.game_id, general=self._general)
         derived = tables.commitments(self.game_id, e.seat)
         for t, (got, want) in enumerate(zip(derived, self._commits[e.seat], strict=True)):
             if got != want:
@@ -899,9 +899,9 @@ class Session:
             if seat in self.resigned and public_key_bytes(pub) == pk:
                 seed = self.opened_seeds[seat]
                 self.seat, self._key, self._seed = seat, key, seed
-                self._tables = SeatTables.from_seed(seed, general=self._general)
+                self._tables = SeatTables.from_seed(seed, self.game_id, general=self._general)
                 self._my_commits = self._tables.commitments(self.game_id, seat)
-                self._nonce = nonce_from_seed(seed)
+                self._nonce = nonce_from_seed(seed, self.game_id)
                 return seat
         raise LocalProtocolError("no resignation in this log names that key")
 
@@ -1051,7 +1051,7 @@ class Session:
             raise self._reject(e, f"seat {r.seat}'s resignation signature does not verify")
         if (self.n == 2) != (r.new_key is None):
             raise self._reject(e, "a stand-in key is needed with 3 or 4 seats, none with 2")
-        derived = SeatTables.from_seed(r.seed, general=self._general).commitments(
+        derived = SeatTables.from_seed(r.seed, self.game_id, general=self._general).commitments(
             self.game_id, r.seat
         )
         if derived != self._commits[r.seat]:
