@@ -105,7 +105,7 @@ def _cheater_game(seed: int, seat: int, fake: SeatTables) -> LocalGame:
 
 def test_non_permutation_caught_at_the_collision() -> None:
     game = setup_game(2, Variant.STANDARD, random.Random(14))
-    real = SeatTables.from_seed(game.seeds[0], general=False)
+    real = SeatTables.from_seed(game.seeds[0], game.sessions[0].game_id, general=False)
     deal = list(real.tables[DEAL_TABLE])
     deal[1] = deal[0]  # slots 0 and 1 (both top cards) map to the same token
     fake = SeatTables((tuple(deal), *real.tables[1:]), real.salts)
@@ -131,7 +131,7 @@ def test_non_permutation_caught_at_the_final_audit_from_opened_seeds() -> None:
         if decode_entry(raw).kind == Kind.SEED:
             break
         obs.receive(raw)
-    real = SeatTables.from_seed(honest.seeds[seat], general=False)
+    real = SeatTables.from_seed(honest.seeds[seat], honest.sessions[0].game_id, general=False)
     tables = [list(t) for t in real.tables]
     for t, images in enumerate(obs._images[seat]):
         unused = sorted(set(range(len(tables[t]))) - {x for x, _ in images.values()})
