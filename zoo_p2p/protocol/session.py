@@ -252,9 +252,9 @@ class Session:
                 raise LocalProtocolError("a playing seat needs a 32-byte secret seed")
             self.seat = mine[0]
             self._seed = seed
-            self._tables = tables or SeatTables.from_seed(seed, general=self._general)
+            self._tables = tables or SeatTables.from_seed(seed, self.game_id, general=self._general)
             self._my_commits = self._tables.commitments(self.game_id, self.seat)
-            self._nonce = nonce if nonce is not None else nonce_from_seed(seed)
+            self._nonce = nonce if nonce is not None else nonce_from_seed(seed, self.game_id)
             if len(self._nonce) != NONCE_SIZE:
                 raise LocalProtocolError("the first-player nonce must be 32 bytes")
 
@@ -327,6 +327,36 @@ class Session:
         if e.seq > n_held:
             return [Gap(n_held)]
         return self._accept(e, local=False)
+
+    def signer_at(self, raw: bytes) -> int | None:
+        """The seat whose own valid signature puts `raw` on this log's chain, else None.
+
+        That is: `raw` decodes, names a seat of this game, carries that seat's valid signature,
+        and was signed either at the head (seq = log length, prev = hash of the last entry) or
+        at a held seq with the same predecessor and the same author as the held entry (a fork).
+        Only such an entry, when rejected, proves something against its author (PROTOCOL.md
+        §8); anything else (bad signature, unknown seat, another chain) convicts nobody.
+        """
+        try:
+            e = decode_entry(raw)
+        except RemoteProtocolError:
+            return None
+        if e.seat >= self.n:
+            return None
+        n_held = len(self._entries)
+        if e.seq == n_held:
+            chained = e.prev == self._head
+        elif 0 < e.seq < n_held:
+            chained = e.prev == sha256(self._entries[e.seq - 1]) and self._authors[e.seq] == e.seat
+        else:
+            chained = False
+        if not chained:
+            return None
+        try:
+            self._pubs[e.seat].verify(e.sig, e.payload)
+        except InvalidSignature:
+            return None
+        return e.seat
 
     def take_outgoing(self) -> list[bytes]:
         """Entries this seat owes right now (commit, reveals, seed, result), already appended."""
@@ -639,7 +669,7 @@ class Session:
         b = e.body
         if not (isinstance(b, list) and len(b) == 1 and _is_bin(b[0], SEED_SIZE)):
             raise self._reject(e, "seed body is not [seed]")
-        tables = SeatTables.from_seed(b[0], general=self._general)
+        tables = SeatTables.from_seed(b[0], self.game_id, general=self._general)
         derived = tables.commitments(self.game_id, e.seat)
         for t, (got, want) in enumerate(zip(derived, self._commits[e.seat], strict=True)):
             if got != want:
