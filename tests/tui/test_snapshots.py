@@ -7,7 +7,6 @@ the SVG files in ``tests/tui/__snapshots__`` before committing them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +15,7 @@ from textual.pilot import Pilot
 from tests.tui.conftest import local_table
 from zoo_p2p.tui.app import ZooApp
 from zoo_p2p.tui.facts import ASCII, UTF8
-from zoo_p2p.tui.replay import load
 
-REPLAYS = Path(__file__).resolve().parents[2] / "replays"
 Compare = Callable[..., bool]
 
 
@@ -57,6 +54,17 @@ def test_board_80x24_ascii(snap_compare: Compare) -> None:
     assert snap_compare(app, terminal_size=(80, 24), run_before=bot_moved_and_five_picked)
 
 
-def test_replay_hidden_deal_120x40(snap_compare: Compare) -> None:
-    app = ZooApp(replay=load(REPLAYS / "2p-standard.zoolog"), glyphs=UTF8)
-    assert snap_compare(app, terminal_size=(120, 40), press=["m", "d"])
+def test_game_over_120x40(snap_compare: Compare) -> None:
+    table = local_table()
+
+    async def play_to_the_end(pilot: Pilot[Any]) -> None:
+        for _ in range(200):
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            if table.state.is_terminal():
+                break
+            assert table.submit(table.state.legal_moves()[0]) is None
+        await pilot.pause()
+
+    app = ZooApp(table=table, glyphs=UTF8)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=play_to_the_end)

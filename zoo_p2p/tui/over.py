@@ -86,7 +86,7 @@ class GameOverScreen(Screen[str]):
         st = self.table.state
         end = self.table.ending()
         with VerticalScroll(id="over"):
-            head = Text("Game over", style="bold")
+            head = Text("Game over:", style="bold")
             if st.needs is None and st.is_terminal():
                 head.append(" ")
                 head.append_text(seat_text(st, st.to_move, self.table.names))
