@@ -120,6 +120,8 @@ def render_report(console: Console, path: Path, report: AuditReport) -> None:
         )
     for note in report.notes:
         console.print(Text(shown(note, limit=400), style="yellow"))
+    if report.ending_text:  # how the game ended (PROTOCOL.md §10)
+        console.print(Text(report.ending_text, style="bold"))
     if report.first_seat is not None:
         console.print(
             Text(f"first player: {_seat(report, report.first_seat)}; {len(report.moves)} moves")
