@@ -9,13 +9,14 @@ decoded once and verified once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zoo_p2p.errors import LogError, RemoteProtocolError
 from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.events import Floor, Gap, MoveApplied, SeatInfo
 from zoo_p2p.protocol.evidence import Conviction, ProofError, check, convicted_by
+from zoo_p2p.protocol.liveness import ABANDONED, Ending
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.text import seat_word
 
@@ -59,6 +60,17 @@ class AuditReport:
     winners: tuple[int, ...] = ()
     waiting_for: Floor | None = None
     notes: tuple[str, ...] = ()
+    ending: Ending | None = None  # how the game ended (§10): finished, claimed, resigned, abandoned
+    ending_text: str | None = None
+
+    def with_ending(self) -> AuditReport:
+        """Scores and winners as the ending settles them (§10.5), when a claim or a resignation
+        ended the game or a resigned seat was played on."""
+        e = self.ending
+        if e is None or e.kind == ABANDONED:
+            return self
+        return replace(self, scores=e.scores, winners=e.winners)
+
     fault_entries: tuple[int, ...] = ()
     torn_bytes: int = 0
     convictions: tuple[Conviction, ...] = ()
@@ -113,6 +125,7 @@ class AuditReport:
             "provisional": self.provisional,
             "notes": list(self.notes),
             "torn": self.torn_bytes,
+            "ending": _ending_json(self.ending, self.ending_text),
         }
 
 
@@ -257,6 +270,7 @@ def _report(
     deal = session.opened_deal
     st = session.state
     provisional = session.final_scores is None and st is not None
+    ending = None if fault is not None else session.outcome()
     return AuditReport(
         verdict=verdict,
         entries=count,
@@ -283,4 +297,23 @@ def _report(
         torn_bytes=torn_bytes,
         convictions=convictions,
         provisional=provisional,
-    )
+        ending=ending,
+        ending_text=None if ending is None else ending.describe(session.seats),
+    ).with_ending()
+
+
+def _ending_json(ending: Ending | None, text: str | None) -> dict[str, Any] | None:
+    """The `ending` object of `zoo verify --json` (§10.6)."""
+    if ending is None:
+        return None
+    return {
+        "kind": ending.kind,
+        "text": text,
+        "seat": ending.seat,
+        "at": ending.at,
+        "floor_kind": ending.floor_kind,
+        "claimed_by": list(ending.by),
+        "late_entries": list(ending.late),
+        "seconds": ending.seconds,
+        "resigned": list(ending.resigned),
+    }

@@ -41,8 +41,10 @@ class Kind:
     REVEAL = "reveal"
     SEED = "seed"
     RESULT = "result"
+    CLAIM = "claim"  # §10: the other seats claim the game from a seat whose time ran out
+    RESIGN = "resign"  # §10: a seat's signed resignation
 
-    ALL = frozenset({GENESIS, COMMIT, OPEN, MOVE, REVEAL, SEED, RESULT})
+    ALL = frozenset({GENESIS, COMMIT, OPEN, MOVE, REVEAL, SEED, RESULT, CLAIM, RESIGN})
 
 
 @dataclass(frozen=True, slots=True)
