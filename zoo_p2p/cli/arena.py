@@ -1,9 +1,5 @@
 """``zoo arena``: headless games between bots, with win rates and 95 % confidence intervals."""
 
-from __future__ import annotations
-
-import json as jsonlib
-import secrets
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -50,6 +46,8 @@ def arena_command(
     if players is not None and levels:
         levels = [levels[i % len(levels)] for i in range(players)]
     if seed is None:
+        import secrets  # lazy: keeps `zoo --help` fast
+
         seed = secrets.randbelow(2**31)
     err = Console(stderr=True)
     try:
@@ -74,6 +72,8 @@ def arena_command(
     if json:
         out = report.to_json()
         out.update(seed=seed, bots=levels, variant=variant, think=think)
+        import json as jsonlib
+
         print(jsonlib.dumps(out, indent=2))
         return
     console = Console()
@@ -85,7 +85,7 @@ def arena_command(
     )
 
 
-def render_report(report: ArenaReport, title: str) -> Table:
+def render_report(report: "ArenaReport", title: str) -> "Table":
     """The per-level table (and per-variant rows when several variants were played)."""
     from rich.table import Table
 
@@ -93,7 +93,7 @@ def render_report(report: ArenaReport, title: str) -> Table:
     for col in ("bot", "seats", "win", "95 % CI", "ties", "score", "margin", "ms/move"):
         table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=col == "bot")
 
-    def row(name: str, s: LevelStats) -> None:
+    def row(name: str, s: "LevelStats") -> None:
         lo, hi = s.ci95
         table.add_row(
             name,

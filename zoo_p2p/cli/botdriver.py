@@ -14,10 +14,16 @@ class BotDriver(ConsoleDriver):
     presence and notices on `console` unless it is None."""
 
     def __init__(
-        self, level: str, *, seed: int | None, delay: float, console: Console | None
+        self,
+        level: str,
+        *,
+        seed: int | None,
+        delay: float,
+        console: Console | None,
+        think: float | None = None,
     ) -> None:
         super().__init__(console)
-        self.bot = make_bot(level, seed=seed)
+        self.bot = make_bot(level, seed=seed, think=think)
         self.delay = delay
 
     def on_turn(self, link: GameLink) -> None:

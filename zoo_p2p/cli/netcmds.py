@@ -4,9 +4,6 @@
 The network stack is imported only when a command runs, so that ``zoo --help`` stays fast.
 """
 
-from __future__ import annotations
-
-import logging
 import os
 import sys
 from collections.abc import Callable
@@ -16,55 +13,76 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 from rich.console import Console
 
+from zoo_p2p.cli import options as o
 from zoo_p2p.errors import UsageError, ZooError
 
 if TYPE_CHECKING:
     from zoo_p2p.driver import Driver
 
-
-def _driver(
-    level: str | None, console: Console, *, seed: int | None = None, delay: float = 0.0
-) -> Driver:
-    """A bot of `level` at our seat, or the person at this terminal (level None)."""
-    if level:
-        from zoo_p2p.cli.botdriver import BotDriver
-
-        return BotDriver(level, seed=seed, delay=delay, console=console)
-    from zoo_p2p.cli.plain import PlainDriver
-
-    return PlainDriver(console)
+Start = Callable[["Driver", Console], int]
 
 
-def _team(text: str | None) -> int | None:
-    from zoo_p2p.cli.runners import parse_team
+def use_plain(plain: bool) -> bool:
+    """The line mode when asked for, or when stdout or stdin is not a terminal."""
+    return plain or not (sys.stdout.isatty() and sys.stdin.isatty())
+
+
+def tui_entry(name: str) -> Callable[..., int] | None:
+    """`zoo_p2p.tui.run.<name>` when the full-screen app provides it (and textual imports)."""
+    import importlib
 
     try:
-        return parse_team(text)
-    except UsageError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        module = importlib.import_module("zoo_p2p.tui.run")
+    except ImportError:
+        return None
+    fn = getattr(module, name, None)
+    return fn if callable(fn) else None
 
 
-def _console(quiet: bool) -> Console:
+def run_human(plain: bool, console: Console, start: Start) -> int:
+    """Run `start` with the person at this terminal as the driver: the full-screen app when
+    there is one and a terminal, else the plain line mode.
+
+    The app (``zoo_p2p.tui.run.run_network(start)``) runs `start(driver, console)` in a worker
+    thread with its own driver and a console that writes into its message area.
+    """
+    if not use_plain(plain):
+        run_network = tui_entry("run_network")
+        if run_network is not None:
+            code: int = run_network(start)
+            return code
+    from zoo_p2p.cli.plain import PlainDriver
+
+    return start(PlainDriver(console), console)
+
+
+def bot_driver(
+    level: str, console: Console, *, seed: int | None, delay: float, think: float | None
+) -> "Driver":
+    """A bot of `level` at our seat."""
+    from zoo_p2p.cli.botdriver import BotDriver
+
+    return BotDriver(level, seed=seed, delay=delay, think=think, console=console)
+
+
+def console_for(quiet: bool) -> Console:
+    """The console every command prints to."""
     return Console(quiet=quiet, highlight=False, soft_wrap=False)
 
 
-def _setup_logging(verbose: bool, quiet: bool) -> None:
+def setup_logging(verbose: bool, quiet: bool) -> None:
+    """Transport logs on stderr: warnings by default, everything with -v, errors with -q."""
+    import logging
+
     level = logging.INFO if verbose else logging.ERROR if quiet else logging.WARNING
     logging.basicConfig(
         level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
 
 
-# ----------------------------------------------------------------------------- commands
-# Options that several commands share.
-InviteArg = Annotated[str, typer.Argument(help="The invite string the host printed.")]
-GiveUpOpt = Annotated[float | None, typer.Option(help="Stop after N s without the host.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")]
-VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")]
-
-
-def _exit_with(run: Callable[[], int]) -> NoReturn:
-    """Run a command body and exit with its code; our own errors are one red line, exit 1."""
+def exit_with(run: Callable[[], int]) -> NoReturn:
+    """Run a command body and exit with its code: usage errors exit 2, our own errors are one
+    red line and exit 1, Ctrl-C exits 130."""
     try:
         code = run()
     except UsageError as exc:
@@ -72,50 +90,72 @@ def _exit_with(run: Callable[[], int]) -> NoReturn:
     except ZooError as exc:
         from rich.text import Text
 
-        Console(stderr=True).print(Text(str(exc), style="red"))
+        from zoo_p2p.text import shown
+
+        Console(stderr=True, highlight=False).print(Text(shown(str(exc), 500), style="red"))
         raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
     raise typer.Exit(code)
 
 
+def team_index(team: str | None) -> int | None:
+    """0..3 for a team name checked by the option, None stays None."""
+    return None if team is None else ("yellow", "blue", "green", "red").index(team)
+
+
 def host_cmd(
-    players: Annotated[
+    players: o.Players = None,
+    bots: Annotated[
         int,
         typer.Option(
-            "--players", "-n", min=2, max=4, help="Seats at the table, you included (2-4)."
+            "--bots",
+            min=0,
+            max=4,
+            metavar="N",
+            help="How many seats bots play here (all of them: a headless bot game).",
         ),
-    ] = 2,
-    variant: Annotated[str, typer.Option(help="standard or general (no mutants).")] = "standard",
+    ] = 0,
+    level: o.Level = "greedy",
+    think: o.Think = None,
+    variant: o.VariantOpt = "standard",
     first: Annotated[
-        str, typer.Option(help="First player: 'random' (fair draw) or a seat 1-4.")
+        str, typer.Option(metavar="SEAT", help="First player: 'random' (fair draw) or a seat 1-4.")
     ] = "random",
-    port: Annotated[int, typer.Option(help="TCP port to listen on (0: any free port).")] = 0,
-    bind: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
-    address: Annotated[str | None, typer.Option(help="Address written in the invite.")] = None,
-    log: Annotated[Path | None, typer.Option(help="Where to save the game log.")] = None,
-    name: Annotated[str, typer.Option(help="Your name at the table.")] = "host",
-    team: Annotated[str | None, typer.Option(help="Your team: yellow, blue, green, red.")] = None,
-    bots: Annotated[int, typer.Option(min=0, max=3, help="Start K bot peers here.")] = 0,
-    level: Annotated[str, typer.Option(help="Level of the --bots peers.")] = "greedy",
-    bot: Annotated[str | None, typer.Option(help="Let a bot of this level play your seat.")] = None,
-    invite_file: Annotated[Path | None, typer.Option(help="Also write the invite here.")] = None,
-    curve: Annotated[bool, typer.Option(help="Encrypt with CURVE (default on).")] = True,
-    identity: Annotated[
-        Path | None, typer.Option(help="Ed25519 key file (default: yours).")
+    port: o.Port = 0,
+    bind: o.Bind = "0.0.0.0",
+    address: Annotated[
+        str | None, typer.Option(metavar="ADDR", help="Address written in the invite.")
     ] = None,
-    give_up: Annotated[float | None, typer.Option(help="Stop after N s with nobody else.")] = None,
-    delay: Annotated[float, typer.Option(help="Seconds a bot waits before moving.")] = 0.0,
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
+    log: o.LogOpt = None,
+    name: o.Name = "host",
+    team: o.TeamOpt = None,
+    invite_file: Annotated[
+        Path | None, typer.Option(metavar="PATH", help="Also write the invite here.")
+    ] = None,
+    curve: Annotated[bool, typer.Option(help="Encrypt with CURVE (default on).")] = True,
+    identity: o.Identity = None,
+    give_up: o.GiveUp = None,
+    delay: o.Delay = 0.0,
+    quiet: o.Quiet = False,
+    verbose: o.Verbose = False,
+    plain: o.Plain = False,
+    players_n: Annotated[int | None, typer.Option("-n", min=2, max=4, hidden=True)] = None,
+    bot: Annotated[str | None, typer.Option("--bot", hidden=True, callback=o.check_level)] = None,
 ) -> None:
     """Host a game: print an invite, wait for the players, play, save the log."""
-    _setup_logging(verbose, quiet)
-    first_seat = None if first == "random" else int(first) - 1
-    if first_seat is not None and not 0 <= first_seat < players:
-        raise typer.BadParameter("--first: 'random' or a seat number 1..players")
-    console = _console(quiet)
-    _exit_with(
-        lambda: _host(
-            players=players,
+    setup_logging(verbose, quiet)
+    seats = players or players_n or 2
+    own_bot = bot is not None or bots >= seats
+    if bots > seats:
+        raise typer.BadParameter(f"--bots {bots} is more than the {seats} seats")
+    first_seat = None if first == "random" else _seat_number(first, seats)
+    console = console_for(quiet)
+    own_level = bot or level
+
+    def start(driver: "Driver", con: Console) -> int:
+        return _host(
+            players=seats,
             variant=variant,
             first=first_seat,
             port=port,
@@ -123,17 +163,36 @@ def host_cmd(
             address=address,
             log_path=log,
             name=name,
-            team=_team(team),
-            bots=bots,
+            team=team_index(team),
+            bots=bots - 1 if own_bot and bot is None else bots,
             level=level,
+            think=think,
             invite_file=invite_file,
             curve=curve,
             identity=identity,
             give_up=give_up,
-            driver=_driver(bot, console, delay=delay),
-            console=console,
+            driver=driver,
+            console=con,
+            bot_delay=delay,
         )
-    )
+
+    if own_bot:
+        exit_with(
+            lambda: start(
+                bot_driver(own_level, console, seed=None, delay=delay, think=think), console
+            )
+        )
+    exit_with(lambda: run_human(plain, console, start))
+
+
+def _seat_number(text: str, seats: int) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= seats:
+        raise typer.BadParameter(f"--first: 'random' or a seat number 1-{seats}, not {text!r}")
+    return n - 1
 
 
 def _host(
@@ -149,20 +208,21 @@ def _host(
     team: int | None,
     bots: int,
     level: str,
+    think: float | None,
     invite_file: Path | None,
     curve: bool,
     identity: Path | None,
     give_up: float | None,
-    driver: Driver,
+    driver: "Driver",
     console: Console,
     bot_delay: float = 0.0,
 ) -> int:
-    from zoo_p2p.cli.local import parse_variant
     from zoo_p2p.cli.runners import HostPlan, run_host
+    from zoo_p2p.rules import Variant
 
     plan = HostPlan(
         players=players,
-        variant=parse_variant(variant),
+        variant=Variant(variant),
         first=first,
         port=port,
         bind=bind,
@@ -172,6 +232,7 @@ def _host(
         team=team,
         bots=bots,
         level=level,
+        think=think,
         invite_file=invite_file,
         curve=curve,
         identity=identity,
@@ -182,116 +243,151 @@ def _host(
 
 
 def join_cmd(
-    invite: InviteArg,
-    name: Annotated[str, typer.Option(help="Your name at the table.")] = "player",
-    team: Annotated[
-        str | None, typer.Option(help="Ask for a team: yellow, blue, green, red.")
-    ] = None,
-    log: Annotated[Path | None, typer.Option(help="Where to save the game log.")] = None,
-    identity: Annotated[
-        Path | None, typer.Option(help="Ed25519 key file (default: yours).")
-    ] = None,
-    give_up: GiveUpOpt = None,
-    verbose: VerboseOpt = False,
+    invite: o.InviteArg,
+    name: o.Name = "player",
+    team: o.TeamOpt = None,
+    log: o.LogOpt = None,
+    identity: o.Identity = None,
+    give_up: o.GiveUp = None,
+    quiet: o.Quiet = False,
+    verbose: o.Verbose = False,
+    plain: o.Plain = False,
 ) -> None:
     """Join a game from its invite and play at this terminal."""
-    _setup_logging(verbose, False)
-    from zoo_p2p.cli.runners import run_join
+    setup_logging(verbose, quiet)
+    console = console_for(quiet)
 
-    console = _console(False)
-    _exit_with(
-        lambda: run_join(
+    def start(driver: "Driver", con: Console) -> int:
+        from zoo_p2p.cli.runners import run_join
+
+        return run_join(
             invite,
             name=name,
-            team=_team(team),
+            team=team_index(team),
             log_path=log,
             identity=identity,
             give_up=give_up,
-            driver=_driver(None, console),
-            console=console,
+            driver=driver,
+            console=con,
             ephemeral=False,
         )
-    )
+
+    exit_with(lambda: run_human(plain, console, start))
 
 
 def bot_cmd(
-    invite: InviteArg,
-    level: Annotated[str, typer.Option(help="random, greedy or hard.")] = "greedy",
-    name: Annotated[str | None, typer.Option(help="The bot's name at the table.")] = None,
-    team: Annotated[str | None, typer.Option(help="Ask for a team.")] = None,
-    log: Annotated[Path | None, typer.Option(help="Where to save the bot's log.")] = None,
+    invite: o.InviteArg,
+    level: o.Level = "greedy",
+    think: o.Think = None,
+    name: Annotated[
+        str | None, typer.Option(metavar="NAME", help="The bot's name at the table.")
+    ] = None,
+    team: o.TeamOpt = None,
+    log: o.LogOpt = None,
     identity: Annotated[
         Path | None,
-        typer.Option(help="Key file (created if missing); default: a fresh key for this run."),
+        typer.Option(
+            metavar="PATH", help="Key file (created if missing); default: a fresh key for this run."
+        ),
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the bot's choices.")] = None,
-    delay: Annotated[float, typer.Option(help="Seconds to wait before each move.")] = 0.0,
-    give_up: GiveUpOpt = None,
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
+    seed: o.Seed = None,
+    delay: o.Delay = 0.0,
+    give_up: o.GiveUp = None,
+    quiet: o.Quiet = False,
+    verbose: o.Verbose = False,
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
-    _setup_logging(verbose, quiet)
-    from zoo_p2p.cli.runners import run_join
+    setup_logging(verbose, quiet)
+    console = console_for(quiet)
 
-    console = _console(quiet)
-    _exit_with(
-        lambda: run_join(
+    def body() -> int:
+        from zoo_p2p.cli.runners import run_join
+
+        return run_join(
             invite,
             name=name or f"{level} bot",
-            team=_team(team),
+            team=team_index(team),
             log_path=log,
             identity=identity,
             give_up=give_up,
-            driver=_driver(level, console, seed=seed, delay=delay),
+            driver=bot_driver(level, console, seed=seed, delay=delay, think=think),
             console=console,
             ephemeral=True,
         )
-    )
+
+    exit_with(body)
 
 
 def resume_cmd(
-    log: Annotated[Path, typer.Argument(help="The log of the unfinished game.")],
+    log: Annotated[Path, typer.Argument(metavar="LOG", help="The log of the unfinished game.")],
     invite: Annotated[
-        str | None, typer.Option(help="Invite, if not stored beside the log.")
+        str | None, typer.Option(metavar="INVITE", help="Invite, if not stored beside the log.")
     ] = None,
-    port: Annotated[int | None, typer.Option(help="Host: port to listen on again.")] = None,
-    bind: Annotated[str | None, typer.Option(help="Host: address to listen on.")] = None,
-    bot: Annotated[str | None, typer.Option(help="Let a bot of this level play our seat.")] = None,
-    identity: Annotated[
-        Path | None, typer.Option(help="Ed25519 key file (default: yours).")
+    port: Annotated[
+        int | None,
+        typer.Option(min=0, max=65535, metavar="N", help="Host: port to listen on again."),
     ] = None,
-    give_up: Annotated[float | None, typer.Option(help="Stop after N s alone.")] = None,
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
+    bind: Annotated[
+        str | None, typer.Option(metavar="ADDR", help="Host: address to listen on.")
+    ] = None,
+    level: Annotated[
+        str | None,
+        typer.Option(
+            "--level",
+            "--bot",
+            callback=o.check_level,
+            metavar="LEVEL",
+            help="Let a bot of this level play our seat.",
+        ),
+    ] = None,
+    identity: o.Identity = None,
+    give_up: o.GiveUp = None,
+    quiet: o.Quiet = False,
+    verbose: o.Verbose = False,
+    plain: o.Plain = False,
 ) -> None:
     """Continue an unfinished game from its log, as host or joiner, once all seats are back."""
-    _setup_logging(verbose, quiet)
-    from zoo_p2p.cli.runners import run_resume
+    setup_logging(verbose, quiet)
+    console = console_for(quiet)
 
-    console = _console(quiet)
-    _exit_with(
-        lambda: run_resume(
+    def start(driver: "Driver", con: Console) -> int:
+        from zoo_p2p.cli.runners import run_resume
+
+        return run_resume(
             log,
             invite_text=invite,
             port=port,
             bind=bind,
             identity=identity,
             give_up=give_up,
-            driver=_driver(bot, console),
-            console=console,
+            driver=driver,
+            console=con,
         )
-    )
+
+    if level:
+        exit_with(
+            lambda: start(bot_driver(level, console, seed=None, delay=0.0, think=None), console)
+        )
+    exit_with(lambda: run_human(plain, console, start))
 
 
 def play_command(
-    *, bots: int, level: str, team: str | None, variant: str, log: Path | None, name: str
+    *,
+    bots: int,
+    level: str,
+    think: float | None,
+    team: str | None,
+    variant: str,
+    log: Path | None,
+    name: str,
+    plain: bool,
 ) -> None:
     """You against 1-3 bots, each a real peer process over loopback; the log saved and audited."""
-    _setup_logging(False, False)
-    console = _console(False)
-    _exit_with(
-        lambda: _host(
+    setup_logging(False, False)
+    console = console_for(False)
+
+    def start(driver: "Driver", con: Console) -> int:
+        return _host(
             players=bots + 1,
             variant=variant,
             first=None,
@@ -300,18 +396,20 @@ def play_command(
             address="127.0.0.1",
             log_path=log,
             name=name,
-            team=_team(team),
+            team=team_index(team),
             bots=bots,
             level=level,
+            think=think,
             invite_file=None,
             curve=True,
             identity=None,
             give_up=None,
-            driver=_driver(None, console),
-            console=console,
+            driver=driver,
+            console=con,
             bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
         )
-    )
+
+    exit_with(lambda: run_human(plain, console, start))
 
 
 def register(app: typer.Typer) -> None:

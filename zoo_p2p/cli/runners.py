@@ -46,6 +46,7 @@ from zoo_p2p.protocol.crypto import fingerprint
 from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
+from zoo_p2p.text import shown
 
 SPAWN = [sys.executable, "-c", "from zoo_p2p.cli.app import main; main()"]
 
@@ -137,22 +138,48 @@ def genesis_factory(
 
 
 # ----------------------------------------------------------------------------- running
+def score_line(session: Session) -> Text | None:
+    """'scores: name (Team) 23 (wins), …' once the game is over, else None."""
+    st = session.state
+    if st is None or not st.is_terminal():
+        return None
+    winners = set(st.winners())
+    line = Text("scores: ")
+    for i, sc in enumerate(st.scores()):
+        if i:
+            line.append(", ")
+        info = session.seats[sc.seat]
+        line.append(f"{shown(info.name, 40)} ({info.team.label}) {sc.total}")
+        if sc.seat in winners:
+            line.append(" (wins)" if len(winners) == 1 else " (shared win)", style="bold")
+    return line
+
+
 def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console) -> int:
-    """Say how the run ended, where the log is, and what the audit says; the exit code."""
+    """Say how the run ended, the scores, where the log is, and what the audit says; return
+    the exit code (0 finished and sound, 130 interrupted, else 1)."""
+    interrupted = outcome.reason == "interrupted"
     s = link.session
     if s is None:
-        console.print(Text(f"no game: {outcome.reason}", style="red"))
-        return 1
+        console.print(Text(f"no game: {shown(outcome.reason)}", style="red"))
+        return 130 if interrupted else 1
     path = link.sink.path if isinstance(link.sink, storage.LogWriter) else log_path
     entries = list(s.entries)
     ok, verdict = audit_entries(entries)
     style = "green" if ok and outcome.finished else "yellow"
-    console.print(Text(f"{outcome.reason}; {len(entries)} entries", style=style))
+    console.print(Text(f"{shown(outcome.reason)}; {len(entries)} entries", style=style))
+    scores = score_line(s)
+    if scores is not None:
+        console.print(scores)
     console.print(Text(f"log saved: {path}", style="bold"))
     if ok:
         verdict = "ok: every signature, link, move, reveal and seed checks out"
     head, _, rest = verdict.partition(":")
     console.print(Text(f"audit: {head.upper()}" + (f" —{rest}" if rest else ""), style=style))
+    if not s.finished and path is not None:
+        console.print(Text(f"to continue this game: zoo resume {path}", style="bold"))
+    if interrupted:
+        return 130
     return 0 if outcome.finished and ok else 1
 
 
@@ -168,7 +195,13 @@ def guess_address() -> str:
 
 
 def spawn_bots(
-    invite: Invite, k: int, level: str, delay: float, workdir: Path, quiet: bool = True
+    invite: Invite,
+    k: int,
+    level: str,
+    delay: float,
+    workdir: Path,
+    quiet: bool = True,
+    think: float | None = None,
 ) -> list[subprocess.Popen[bytes]]:
     """Start `k` bot peers (`zoo bot`) that join `invite`; their logs and stderr go to workdir."""
     procs = []
@@ -190,6 +223,8 @@ def spawn_bots(
         ]
         if quiet:
             args.append("--quiet")
+        if think is not None:
+            args += ["--think", str(think)]
         err = open(workdir / f"bot{i + 1}.err", "wb")  # noqa: SIM115 - handed to the child
         procs.append(
             subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
@@ -212,6 +247,29 @@ def reap(procs: Sequence[subprocess.Popen[bytes]], timeout: float = 5.0) -> None
                 p.kill()
 
 
+def watch_bots(
+    link: Link, procs: Sequence[subprocess.Popen[bytes]], workdir: Path, console: Console
+) -> None:
+    """Check every half second, until the game has started, that each bot we started still
+    runs; one that died says why (the last line of its stderr) and stops the host."""
+
+    def check() -> None:
+        if link.stopped is not None or link.session is not None:
+            return
+        for i, p in enumerate(procs):
+            code = p.poll()
+            if code is not None:
+                err = workdir / f"bot{i + 1}.err"
+                lines = err.read_text(errors="replace").strip().splitlines() if err.exists() else []
+                why = shown(lines[-1]) if lines else f"it exited with code {code}"
+                console.print(Text(f"bot {i + 1} could not start: {why}", style="red"))
+                link.leave(f"bot {i + 1} could not start")
+                return
+        link.call_later(0.5, check)
+
+    link.call_later(0.5, check)
+
+
 def _open_addr(bind: str) -> bool:
     return bind in ("0.0.0.0", "*")
 
@@ -231,6 +289,7 @@ class HostPlan:
     team: int | None
     bots: int
     level: str
+    think: float | None
     invite_file: Path | None
     curve: bool
     identity: Path | None
@@ -283,7 +342,10 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
                 if _open_addr(plan.bind)
                 else host.invite
             )
-            procs = spawn_bots(local, plan.bots, plan.level, plan.bot_delay, tmpdir)
+            procs = spawn_bots(
+                local, plan.bots, plan.level, plan.bot_delay, tmpdir, think=plan.think
+            )
+            watch_bots(host, procs, tmpdir, console)
         console.print(f"waiting for {plan.players - 1} player(s) to join…")
         host.start_if_ready()
         outcome = host.run()
