@@ -21,6 +21,9 @@ relays the other peers' entries.
   others; our own entries bring none, so read the state rather than count events).
 - `on_turn(link)`: it is our move now (called once per turn).
 - `on_presence(up, link)`: who is connected changed (`up[seat]`).
+- `on_seats(seats, link)` (optional, looked up with `getattr`): every seat's `SeatPresence`
+  (connected, lost for N s, left), on every change and once a second while a seat is lost;
+  `link.awaited()` then says what the game waits for and from whom.
 - `on_notice(text)`: one sentence from the transport (a peer joined, the host is not answering…).
 
 **Input.** `fds()` lists file descriptors the loop should poll for the driver (the terminal's
@@ -48,7 +51,7 @@ if TYPE_CHECKING:
     from zoo_p2p.protocol.session import Session
     from zoo_p2p.rules import Move
 
-__all__ = ["Driver", "GameLink", "LobbyRow", "NullDriver", "Outcome"]
+__all__ = ["Driver", "GameLink", "LobbyRow", "NullDriver", "Outcome", "SeatPresence"]
 
 log = logging.getLogger("zoo_p2p.driver")
 
@@ -63,6 +66,15 @@ class Outcome:
     finished: bool
     reason: str
     entries: int
+
+
+@dataclass(frozen=True)
+class SeatPresence:
+    """One seat as every screen shows it: `connected`, `lost` (for `lost_for` whole seconds)
+    or `left` (it said so before it went)."""
+
+    state: str
+    lost_for: int = 0
 
 
 class GameLink(Protocol):
@@ -93,6 +105,10 @@ class GameLink(Protocol):
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> None:
         """Run `fn` from the loop after `delay` seconds."""
+        ...
+
+    def awaited(self) -> list[tuple[int, str]]:
+        """What the game waits for, from whom: [(seat index, "a move" | "a reveal" | …)]."""
         ...
 
 

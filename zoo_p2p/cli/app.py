@@ -120,34 +120,34 @@ def verify(
 
 @app.command()
 def replay(
-    log: Annotated[Path, typer.Argument(help="A game log file.", show_default=False)],
+    log: Annotated[Path, typer.Argument(metavar="LOG", help="A game log file.")],
     at: Annotated[
-        int | None, typer.Option("--at", help="Show the board after entry N and exit.")
+        int | None,
+        typer.Option("--at", metavar="N", help="Show the board after move N (0: the start)."),
     ] = None,
     dump: Annotated[
         bool, typer.Option("--dump", help="Print the whole game as text, no prompts.")
     ] = False,
-    html: Annotated[
-        Path | None,
-        typer.Option("--html", help="Write one self-contained offline HTML page of the game."),
+    analyse: Annotated[
+        bool,
+        typer.Option(
+            "--analyse",
+            "--analyze",
+            help="Score every move with the expert bot: inaccuracies, mistakes, blunders.",
+        ),
+    ] = False,
+    plies: Annotated[
+        int | None,
+        typer.Option("--plies", min=100, metavar="N", help="Analysis budget: plies per move."),
     ] = None,
-    text: Annotated[
-        Path | None,
-        typer.Option("--text", help="Write the compact text record (one move per line)."),
-    ] = None,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the analysis.")] = 0,
 ) -> None:
-    """Step through a game log (or a text record): the board at every move, then the deal."""
-    from zoo_p2p.cli.exportcmd import export_command, is_text_record, view_text_record
-
-    if html is not None or text is not None:
-        export_command(log, html=html, text=text)
-        return
-    if is_text_record(log):
-        view_text_record(log, at=at, dump=dump)
-        return
+    """Step through a game log move by move: the board, reveals, then the hidden deal."""
+    from zoo_p2p.bots.analysis import DEFAULT_WORK
     from zoo_p2p.cli.replay import replay_command
 
-    replay_command(log, at=at, dump=dump)
+    work = DEFAULT_WORK if plies is None else plies
+    replay_command(log, at=at, dump=dump, analysis=analyse, plies=work, seed=seed)
 
 
 from zoo_p2p.cli import netcmds as _netcmds  # noqa: E402 - zoo host/join/bot/resume (issue 4)

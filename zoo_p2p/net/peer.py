@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import resource
+import socket
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,12 +31,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
-from zoo_p2p.driver import Driver, NullDriver, Outcome
+from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
 from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.encoding import decode_entry
+from zoo_p2p.text import seat_word, shown
 
 __all__ = [
     "Driver",
@@ -45,6 +50,7 @@ __all__ = [
     "NetError",
     "NullDriver",
     "Outcome",
+    "SeatPresence",
 ]
 
 if TYPE_CHECKING:
@@ -59,14 +65,32 @@ HEARTBEAT_TIMEOUT_MS = 3000
 HEARTBEAT_TTL_MS = 6000
 SNDHWM = 10_000
 NO_CURVE = bytes(32)  # the invite's key when the host runs without CURVE (debugging only)
+# Bounds on what any one client can make the host hold (protocol/TRANSPORT.md §9).
+HANDSHAKE_IVL_MS = 5000  # a TCP connection must finish the ZMTP/CURVE handshake within this
+HELLO_TIMEOUT = 5.0  # ... and then say a valid hello within this many seconds of being accepted
+MAX_PENDING = 64  # accepted connections without a valid hello yet (the oldest is dropped)
+MAX_LINKS = 256  # accepted connections in all (beyond it the newest is dropped)
+LINKS_PER_ID = 2  # live links per identity (a newer hello drops the oldest)
+MAX_KNOCKS = 4  # knocks a link may send before its hello
+FLOOD_SLACK = 4 << 20  # TCP bytes a link may have sent beyond the messages we received from it
+SYNC_BURST = 6  # resync answers a link may get at once ...
+SYNC_RATE = 2.0  # ... and then per second (a token bucket)
+WANT_NOFILE = 65536  # the soft RLIMIT_NOFILE the host asks for (up to the hard limit)
+_TCP_INFO_BYTES_RECEIVED = 128  # offset of tcpi_bytes_received in struct tcp_info (Linux >= 4.1)
+_AWAITED = {
+    "move": "a move",
+    "reveal": "a reveal",
+    "commit": "a commitment",
+    "open": "an opening",
+    "seed": "its seed",
+    "result": "a signed result",
+}
 
 
 class EntrySink(Protocol):
-    """Where a peer's own copy of the log goes (`zoo_p2p.storage.LogWriter` in practice)."""
+    """Where a peer's own copy of the log goes (an fsync'd file in practice)."""
 
-    def append(self, entry: bytes, sync: bool = False) -> None: ...
-    def sync(self) -> None: ...
-    def close(self) -> None: ...
+    def append(self, entry: bytes) -> None: ...
 
 
 def raw_private(key: Ed25519PrivateKey) -> bytes:
@@ -95,6 +119,24 @@ def _verify(pub: bytes, sig: bytes, data: bytes) -> bool:
     return True
 
 
+def _bracket(addr: str) -> str:
+    return f"[{addr}]" if ":" in addr and not addr.startswith("[") else addr
+
+
+def _first_reachable(invite: Invite, driver: Driver) -> Invite:
+    """The invite reordered so that the first address that accepts a connection comes first."""
+    from zoo_p2p.net.invite import format_address, probe
+
+    winner, attempts = probe(invite.addresses)
+    for a in attempts:
+        log.info("address %s: %s", format_address(a.address), "ok" if a.ok else a.error)
+    if winner is None:
+        tried = "; ".join(f"{format_address(a.address)} {a.error}" for a in attempts)
+        driver.on_notice(f"no address of the invite answered yet ({tried}); still trying")
+        return invite
+    return invite.with_addresses([winner, *(a for a in invite.addresses if a != winner)])
+
+
 def _set_common(sock: zmq.Socket[bytes]) -> None:
     sock.setsockopt(zmq.LINGER, 0)
     sock.setsockopt(zmq.MAXMSGSIZE, wire.MAX_FRAME)
@@ -103,6 +145,98 @@ def _set_common(sock: zmq.Socket[bytes]) -> None:
     sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS)
     sock.setsockopt(zmq.SNDHWM, SNDHWM)
     sock.setsockopt(zmq.RCVHWM, SNDHWM)
+
+
+def _leave_reason(outcome: Outcome | None) -> str:
+    reason = outcome.reason if outcome is not None else "closed"
+    return shown(reason, wire.MAX_REASON - 1)
+
+
+def _raise_nofile() -> int:
+    """Raise our soft file-descriptor limit towards WANT_NOFILE (as far as the hard limit
+    allows), so that a crowd of idle connections does not starve the host; return the limit."""
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = WANT_NOFILE if hard == resource.RLIM_INFINITY else min(WANT_NOFILE, hard)
+        if soft != resource.RLIM_INFINITY and soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        return int(soft)
+    except (ValueError, OSError):
+        return -1
+
+
+def _srcfd(frame: Any) -> int:
+    """The file descriptor libzmq read a received frame from (-1 if unknown)."""
+    try:
+        return int(frame.get(zmq.SRCFD))
+    except (zmq.ZMQError, AttributeError, TypeError, ValueError):
+        return -1
+
+
+def _our_tcp(fd: int, port: int) -> socket.socket | None:
+    """A duplicate of `fd` if it is a TCP connection accepted on our `port`, else None (an fd
+    number can be reused; we never touch anything but our own listener's connections)."""
+    try:
+        sock = socket.socket(fileno=os.dup(fd))
+    except OSError:
+        return None
+    try:
+        if (
+            sock.family in (socket.AF_INET, socket.AF_INET6)
+            and sock.type == socket.SOCK_STREAM
+            and sock.getsockname()[1] == port
+        ):
+            return sock
+    except OSError:
+        pass
+    sock.close()
+    return None
+
+
+def _peer_of(fd: int) -> str:
+    try:
+        sock = socket.socket(fileno=os.dup(fd))
+    except OSError:
+        return "?"
+    try:
+        return str(sock.getpeername()[0])
+    except (OSError, IndexError):
+        return "?"
+    finally:
+        sock.close()
+
+
+def _shutdown_tcp(fd: int, port: int) -> bool:
+    """Shut down the TCP connection behind libzmq's `fd` (libzmq sees the end and closes it)."""
+    sock = _our_tcp(fd, port)
+    if sock is None:
+        return False
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.close()
+
+
+def _tcp_bytes_received(fd: int, port: int) -> int | None:
+    """How many bytes the kernel has received on that TCP connection (Linux TCP_INFO)."""
+    if not hasattr(socket, "TCP_INFO"):
+        return None
+    sock = _our_tcp(fd, port)
+    if sock is None:
+        return None
+    try:
+        raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 256)
+    except OSError:
+        return None
+    finally:
+        sock.close()
+    if len(raw) < _TCP_INFO_BYTES_RECEIVED + 8:
+        return None
+    return int(struct.unpack_from("=Q", raw, _TCP_INFO_BYTES_RECEIVED)[0])
 
 
 def _is_move_floor(floor: Any, seat: int | None) -> bool:
@@ -131,6 +265,7 @@ class Link:
         self.sink: EntrySink | None = sink
         self.written = len(session) if session is not None else 0
         self.up: list[bool] = []
+        self.seats_state: list[SeatPresence] = []
         self.ctx = zmq.Context()
         self.poller = zmq.Poller()
         self.stopped: Outcome | None = None
@@ -148,6 +283,9 @@ class Link:
             )
         self._settled = -1
         self._own_move = False
+        # the direct links (no trusted relay, TRANSPORT.md §10); ZOO_MESH=0 turns them off
+        self.mesh: Mesh | None = None
+        self._mesh_on = os.environ.get("ZOO_MESH", "1") != "0"
 
     def _trace(self, event: str, n: int) -> None:
         if self._trace_file is not None:
@@ -179,7 +317,7 @@ class Link:
         try:
             self.session = self.make_session(genesis)
         except (ZooError, ValueError) as exc:
-            log.warning("dropped a genesis that does not open: %s", exc)
+            log.warning("dropped a genesis that does not open: %s", shown(exc))
             self.dropped += 1
             return False
         if not self._genesis_ok(self.session):
@@ -202,10 +340,11 @@ class Link:
             return
         entries = s.entries
         while self.written < len(entries):
-            self.sink.append(entries[self.written])  # fsync'd soon, in the background
+            self.sink.append(entries[self.written])
             self.written += 1
-        if self._own_move:
-            self.sink.sync()
+        sync = getattr(self.sink, "sync", None)
+        if sync is not None:
+            sync(wait=self._own_move)
 
     def deliver(self, start: int, entries: list[bytes], source: str) -> int | None:
         """Feed entries numbered from `start` to the session; return a seq to resync from."""
@@ -225,14 +364,14 @@ class Link:
                     "dropped entry %d from %s: it does not chain onto our log "
                     "(another game's entry)",
                     seq,
-                    source,
+                    shown(source),
                 )
                 continue
             try:
                 events = s.receive(entry)
             except RemoteProtocolError as exc:
                 self.dropped += 1
-                log.warning("dropped entry %d from %s: %s", seq, source, exc.reason)
+                log.warning("dropped entry %d from %s: %s", seq, shown(source), shown(exc.reason))
                 continue
             gaps = [ev for ev in events if hasattr(ev, "expected_seq")]
             if gaps:
@@ -256,9 +395,13 @@ class Link:
         our move. Entries we write ourselves return no events, so drivers read the state."""
         s = self.session
         assert s is not None
+        if self.mesh is None and self._mesh_on and s.seat is not None and s.stopped is None:
+            self._start_mesh()
         own_from = before if self._own_move else len(s)  # entries from here on are ours
         while s.take_outgoing():
             pass
+        if self.mesh is not None and len(s) > own_from:
+            self.mesh.push_own(own_from, s.entries[own_from:])
         if len(s) > before:
             # Our own move is made durable before it leaves (a crash must not let us sign a
             # different move for the same seq). Everything else goes out first and is synced
@@ -284,12 +427,52 @@ class Link:
             self.driver.on_events(events or [], self)
         if s.stopped is not None and self.stopped is None:
             c = s.stopped
-            self.driver.on_notice(f"the game is stopped: seat {c.seat + 1} cheated ({c.reason})")
-            self.stopped = Outcome(False, f"seat {c.seat + 1} cheated: {c.reason}", len(s))
+            verdict = self.mesh.on_cheat(c.evidence[0]) if self.mesh and c.evidence else None
+            self.mesh_stop(verdict or Verdict(c.seat, c.reason, None))
             return
         if self.my_turn and self._turn_at != len(s):
             self._turn_at = len(s)
             self.driver.on_turn(self)
+
+    # ----- the mesh (zoo_p2p.net.mesh) ---------------------------------------------------
+    def _mesh_address(self) -> tuple[str, str]:
+        return ("127.0.0.1", "127.0.0.1")
+
+    def _start_mesh(self) -> None:
+        bind, advertise = self._mesh_address()
+        try:
+            self.mesh = Mesh(self, bind=bind, advertise=advertise, curve=self._mesh_curve())
+        except zmq.ZMQError as exc:
+            self._mesh_on = False
+            self.driver.on_notice(f"no direct links (cannot listen on {bind}: {exc})")
+
+    def _mesh_curve(self) -> bool:
+        return True
+
+    def mesh_tunnel(self, data: bytes, to: int | None) -> None:
+        """Send a mesh message over the host link (host: to seat `to`, or every seat)."""
+
+    def mesh_notice(self, text: str) -> None:
+        """Tell the player something the mesh found out (and log it)."""
+        log.warning("%s", text)
+        self.driver.on_notice(text)
+
+    def mesh_log_path(self) -> Any:
+        """Where our log file is (proofs are kept beside it)."""
+        return getattr(self.sink, "path", None)
+
+    def mesh_stop(self, verdict: Verdict) -> None:
+        """Stop the game with a proven verdict (ours or a peer's proof that we checked)."""
+        if self.stopped is not None or self.session is None:
+            return
+        s = self.session
+        who = seat_word(verdict.seat, s.seats[verdict.seat].team.label)
+        why = shown(verdict.reason)
+        text = f"the game is stopped: {who} cheated ({why})"
+        if verdict.saved is not None:
+            text += f"; the proof is kept in {verdict.saved}"
+        self.driver.on_notice(text)
+        self.stopped = Outcome(False, f"{who} cheated: {why}", len(s))
 
     def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
         """Send newly appended entries to whoever needs them (host: everyone; joiner: the host,
@@ -317,6 +500,8 @@ class Link:
                         fn()
                     continue
                 self.tick(now)
+                if self.mesh is not None:
+                    self.mesh.tick(now)
                 wake = min([t[0] for t in self._timers] + [now + 0.2])
                 if deadline is not None:
                     wake = min(wake, deadline)
@@ -324,6 +509,8 @@ class Link:
                     if isinstance(sock, int):
                         if not self.driver.on_fd(sock, self):
                             self.poller.unregister(sock)
+                    elif self.mesh is not None and self.mesh.owns(sock):
+                        self.mesh.on_socket(sock)
                     else:
                         self.on_socket(sock)
         except KeyboardInterrupt:
@@ -353,14 +540,38 @@ class Link:
 
     def close(self) -> None:
         """Close every socket and the context, and the log file."""
+        if self.mesh is not None:
+            self.mesh.close()
         self.ctx.destroy(linger=0)
-        if self.sink is not None:
-            self.sink.close()
+        close = getattr(self.sink, "close", None)
+        if close is not None:
+            close()
 
     def _set_up(self, up: list[bool]) -> None:
         if up != self.up:
             self.up = up
             self.driver.on_presence(list(up), self)
+
+    def _set_seats(self, states: list[SeatPresence]) -> None:
+        if states != self.seats_state:
+            self.seats_state = list(states)
+            on_seats = getattr(self.driver, "on_seats", None)
+            if on_seats is not None:
+                on_seats(list(states), self)
+        self._set_up([st.state == "connected" for st in states])
+
+    def awaited(self) -> list[tuple[int, str]]:
+        """What the game waits for, from whom: [(seat index, "a move" | "a reveal" | …)].
+
+        A seat that is lost or has left is awaited for "a reconnect"."""
+        s = self.session
+        if s is None or s.finished or s.floor is None:
+            return []
+        f = s.floor
+        st = self.seats_state[f.seat] if f.seat < len(self.seats_state) else None
+        if st is not None and st.state != "connected":
+            return [(f.seat, "a reconnect")]
+        return [(f.seat, _AWAITED.get(f.kind, "its next entry"))]
 
 
 @dataclass
@@ -371,6 +582,22 @@ class _Conn:
     seat: int | None
     last_seen: float
     done: bool = False
+    fd: int = -1
+    since: float = 0.0
+    tokens: float = SYNC_BURST
+    tokens_at: float = 0.0
+
+
+@dataclass
+class _Fd:
+    """One accepted TCP connection of the host (libzmq's file descriptor for it)."""
+
+    accepted: float
+    peer: str = "?"
+    rid: bytes | None = None
+    bound: bool = False  # a valid hello arrived on it
+    seen: int = 0  # bytes of messages we received from it (to spot an endless multipart)
+    knocks: int = 0
 
 
 @dataclass
@@ -389,6 +616,7 @@ class HostOptions:
 
     players: int = 2
     bind: str = "127.0.0.1"
+    also_bind: tuple[str, ...] = ()  # more addresses to listen on, same port (issue 11)
     port: int = 0
     curve: bool = True
     name: str = "host"
@@ -431,7 +659,11 @@ class Host(Link):
         self.sock = self.ctx.socket(zmq.ROUTER)
         _set_common(self.sock)
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
-        self.sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        # No ROUTER_HANDOVER: a client-chosen routing id must never take over another link
+        # (and repeated handovers made libzmq abort). Links are bound to their CURVE key and fd.
+        self.sock.setsockopt(zmq.ROUTER_HANDOVER, 0)
+        self.sock.setsockopt(zmq.HANDSHAKE_IVL, HANDSHAKE_IVL_MS)
+        self.nofile = _raise_nofile()
         self.server_pub_z85, server_secret = server_curve_keys(key)
         # with CURVE off the invite carries an all-zero key, which also tells joiners so
         self.server_pub = z85.decode(self.server_pub_z85) if options.curve else NO_CURVE
@@ -442,20 +674,43 @@ class Host(Link):
             self.sock.curve_secretkey = server_secret
             self.sock.curve_publickey = self.server_pub_z85
             self.sock.curve_server = True
+        binds = [options.bind, *options.also_bind]
+        if any(":" in b for b in binds):
+            self.sock.setsockopt(zmq.IPV6, 1)
+        addr = options.bind
         try:
             if options.port:
-                self.sock.bind(f"tcp://{options.bind}:{options.port}")
+                self.sock.bind(f"tcp://{_bracket(addr)}:{options.port}")
                 port = options.port
             else:
-                port = self.sock.bind_to_random_port(f"tcp://{options.bind}")
+                port = self.sock.bind_to_random_port(f"tcp://{_bracket(addr)}")
+            for addr in options.also_bind:
+                self.sock.bind(f"tcp://{_bracket(addr)}:{port}")
         except zmq.ZMQError as exc:
             self.close()
-            raise NetError(f"cannot listen on {options.bind}:{options.port}: {exc}") from None
+            raise NetError(f"cannot listen on {addr} port {options.port}: {exc}") from None
         self.port = port
+        self.listening = [(b, port) for b in binds]  # what `zoo host` says it listens on
         self.invite = Invite(
             host=address, port=port, server_key=self.server_pub, fingerprint=fingerprint(self.pub)
         )
         self.poller.register(self.sock, zmq.POLLIN)
+        self.monitor = self.sock.get_monitor_socket(
+            zmq.EVENT_ACCEPTED
+            | zmq.EVENT_DISCONNECTED
+            | zmq.EVENT_CLOSED
+            | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+            | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+            | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+        )
+        self.poller.register(self.monitor, zmq.POLLIN)
+        self.fds: dict[int, _Fd] = {}
+        self.kicked = 0  # connections we shut down (tests read it)
+        self._left: set[int] = set()  # seats that said bye during the game
+        self._seat_seen: dict[int, float] = {}
+        self._started_at = time.monotonic()
+        self._last_watch = 0.0
+        self._quiet_until: dict[str, float] = {}  # rate limit of repeated log lines / notices
         if session is None:
             team = options.team if options.team is not None else 0
             self.lobby = [LobbySeat(options.name, self.pub, team)]
@@ -526,7 +781,22 @@ class Host(Link):
             data = wire.pack("entries", **{"from": first, "e": batch})
             for rid, conn in list(self.conns.items()):  # every live link of a seat
                 if conn.seat is not None and conn.seat != skip_seat:
+                    if self.mesh is not None and not self.mesh.relay_needed(conn.seat, batch):
+                        continue  # that seat hears every author directly
                     self._send(rid, data)
+
+    def _mesh_address(self) -> tuple[str, str]:
+        return (self.options.bind, self.invite.host)
+
+    def _mesh_curve(self) -> bool:
+        return self.options.curve
+
+    def mesh_tunnel(self, data: bytes, to: int | None) -> None:
+        """Pass a mesh message to one seat or to every seat over the host link."""
+        msg = wire.pack("mesh", m=data)
+        for rid, conn in list(self.conns.items()):
+            if conn.seat is not None and conn.seat != 0 and (to is None or conn.seat == to):
+                self._send(rid, msg)
 
     def _lobby_msg(self) -> bytes:
         seats = [[s.name, self.fingerprint(s.pub), s.team] for s in self.lobby]
@@ -538,25 +808,97 @@ class Host(Link):
 
     # ----- receiving --------------------------------------------------------------------
     def on_socket(self, sock: Any) -> None:
-        """Drain the ROUTER."""
+        """Drain the ROUTER (or its monitor)."""
+        if sock is self.monitor:
+            self._on_monitor()
+            return
         for _ in range(1000):
             try:
                 frames = self.sock.recv_multipart(flags=zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return
-            self._on_frames(frames)
+            try:
+                self._on_frames(frames)
+            except Exception:  # a bug must not let one peer's message stop the game
+                self.dropped += 1
+                log.exception("dropped a message that made us fail")
+
+    def _on_monitor(self) -> None:
+        from zmq.utils.monitor import recv_monitor_message
+
+        now = time.monotonic()
+        for _ in range(10_000):
+            try:
+                event = recv_monitor_message(self.monitor, flags=zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            ev, value = event["event"], int(event["value"])
+            if ev == zmq.EVENT_ACCEPTED:
+                self.fds[value] = _Fd(now, _peer_of(value))
+                self._limit_fds(value)
+            elif ev in (zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED):
+                self.fds.pop(value, None)
+            elif ev in (
+                zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL,
+                zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
+                zmq.EVENT_HANDSHAKE_FAILED_AUTH,
+            ):
+                self._once(
+                    "handshake",
+                    "a joiner failed the secure handshake: the key in its invite is not this "
+                    "host's (or it is not a zoo peer)",
+                )
+
+    def _once(self, what: str, text: str, every: float = 10.0) -> None:
+        """A notice (and log line) at most once per `every` seconds for one kind of event."""
+        now = time.monotonic()
+        if self._quiet_until.get(what, 0.0) <= now:
+            self._quiet_until[what] = now + every
+            log.warning("%s", text)
+            self.driver.on_notice(text)
+
+    def _limit_fds(self, newest: int) -> None:
+        """Keep the accepted connections bounded: all of them, and those without a hello."""
+        if len(self.fds) > MAX_LINKS:
+            self._kick(newest, "too many connections")
+            return
+        pending = [fd for fd, info in self.fds.items() if not info.bound]
+        if len(pending) > MAX_PENDING:
+            oldest = min(pending, key=lambda fd: self.fds[fd].accepted)
+            self._kick(oldest, "too many connections without a hello")
+
+    def _kick(self, fd: int, why: str) -> None:
+        """Shut one TCP connection down (libzmq then closes it and forgets its pipe)."""
+        info = self.fds.pop(fd, None)
+        if info is not None and info.rid is not None:
+            conn = self.conns.get(info.rid)
+            if conn is not None and conn.fd == fd:
+                self._drop(info.rid)
+        if _shutdown_tcp(fd, self.port):
+            self.kicked += 1
+            log.info("dropped connection %d from %s: %s", fd, info.peer if info else "?", why)
 
     def _on_frames(self, frames: list[Any]) -> None:
         rid = bytes(frames[0].bytes)
+        fd = _srcfd(frames[-1])
+        info = self.fds.get(fd) if fd >= 0 else None
+        if info is None and fd >= 0:  # accepted before the monitor told us (or no monitor)
+            info = self.fds[fd] = _Fd(time.monotonic(), _peer_of(fd))
+        if info is not None:
+            info.seen += sum(len(f.bytes) + 64 for f in frames[1:])
+            if info.rid is None:
+                info.rid = rid
         if len(frames) != 2:
             self.dropped += 1
-            log.warning("dropped a %d-part message from %s", len(frames), rid.hex()[:8])
+            self._once("parts", f"dropped a {len(frames) - 1}-part message", every=5.0)
+            if fd >= 0:
+                self._kick(fd, "multipart message")
             return
         try:
             msg = wire.unpack(frames[1].bytes)
         except wire.WireError as exc:
             self.dropped += 1
-            log.warning("dropped a frame from %s: %s", rid.hex()[:8], exc.reason)
+            self._once("garbage", f"dropped a frame from a peer: {shown(exc.reason)}", every=2.0)
             return
         curve = b""
         if self.options.curve:
@@ -568,18 +910,40 @@ class Host(Link):
                 return
         now = time.monotonic()
         kind = msg["t"]
+        if kind == "knock":
+            if info is not None:
+                info.knocks += 1
+                if info.knocks > MAX_KNOCKS:
+                    self._kick(fd, "knocks without a hello")
+                    return
+            self._welcome(rid, curve, None)
+            return
         if kind == "hello":
-            self._on_hello(rid, curve, msg, now)
+            self._on_hello(rid, curve, msg, now, fd)
             return
         conn = self.conns.get(rid)
-        if conn is None or conn.curve != curve:
+        if conn is not None and (conn.curve != curve or (fd >= 0 and conn.fd not in (fd, -1))):
+            # the same routing id on another connection or key: never the seated link
             self.dropped += 1
-            log.warning("dropped %s from %s: no hello on this link", kind, rid.hex()[:8])
-            if conn is None and kind in ("ping", "entries", "sync"):
+            self._once("stolen", "dropped a message whose routing id belongs to another link")
+            return
+        if conn is None:
+            self.dropped += 1
+            if kind == "leave":
+                self._once(
+                    "leave",
+                    f"a joiner gave up before its hello: {shown(msg['reason'])}",
+                    every=2.0,
+                )
+                return
+            log.debug("dropped %s from %s: no hello on this link", kind, rid.hex()[:8])
+            if kind in ("ping", "entries", "sync"):
                 self._send(rid, wire.pack("who"))  # a peer we lost track of: ask who it is
             return
         conn.last_seen = now
         self._last_heard = now
+        if conn.seat is not None:
+            self._seat_seen[conn.seat] = now
         if kind == "entries":
             if conn.seat is None or self.session is None:
                 self.dropped += 1
@@ -591,13 +955,50 @@ class Host(Link):
             if gap is not None:
                 self._send(rid, wire.pack("sync", **{"from": gap}))
         elif kind == "sync":
-            if self.session is not None:
+            if self.session is not None and self._sync_allowed(conn, now):
                 self._send_entries(rid, msg["from"])
+        elif kind == "mesh":
+            if self.mesh is not None and conn.seat is not None:
+                self.mesh.on_tunnel(conn.seat, msg["m"])
         elif kind == "done":
             conn.done = True
-        elif kind == "bye":
-            self._drop(rid)
-        # ping: liveness only
+        elif kind in ("bye", "leave"):
+            self._on_leave(rid, conn, msg.get("reason", ""))
+        elif kind in ("ping",):
+            pass  # liveness only
+        else:  # welcome, lobby, presence, who, … are not for the host
+            self.dropped += 1
+            self._once("odd", f"dropped a {kind} message sent to the host", every=5.0)
+
+    def _sync_allowed(self, conn: _Conn, now: float) -> bool:
+        """Token bucket per link: SYNC_BURST answers at once, then SYNC_RATE a second."""
+        conn.tokens = min(SYNC_BURST, conn.tokens + (now - conn.tokens_at) * SYNC_RATE)
+        conn.tokens_at = now
+        if conn.tokens < 1.0:
+            self.dropped += 1
+            self._once("sync", "dropped resync requests beyond the rate limit", every=5.0)
+            return False
+        conn.tokens -= 1.0
+        return True
+
+    def _on_leave(self, rid: bytes, conn: _Conn, reason: str) -> None:
+        """An authenticated bye: the link goes; during the game its seat is shown as left."""
+        self._drop(rid)
+        seat = conn.seat
+        if seat is None or self.session is None or self.session.finished:
+            return
+        if any(c.seat == seat for c in self.conns.values()):
+            return  # another live link of that seat is still here
+        if seat not in self._left:
+            self._left.add(seat)
+            why = f": {shown(reason)}" if reason else ""
+            self.driver.on_notice(f"{shown(self._name(seat))} (seat {seat + 1}) left{why}")
+            self._presence(time.monotonic(), force=True)
+
+    def _welcome(self, rid: bytes, curve: bytes, seat: int | None) -> None:
+        client = curve if self.options.curve else bytes(32)
+        sig = self.key.sign(wire.welcome_signed_bytes(self.server_pub, client, self.pub))
+        self._send(rid, wire.pack("welcome", v=wire.WIRE_VERSION, pub=self.pub, sig=sig, seat=seat))
 
     def _name(self, seat: int) -> str:
         return self.lobby[seat].name if seat < len(self.lobby) else f"seat {seat}"
@@ -607,7 +1008,9 @@ class Host(Link):
         if conn is not None and conn.seat is not None and self.seat_rid.get(conn.seat) == rid:
             del self.seat_rid[conn.seat]
 
-    def _on_hello(self, rid: bytes, curve: bytes, msg: dict[str, Any], now: float) -> None:
+    def _on_hello(
+        self, rid: bytes, curve: bytes, msg: dict[str, Any], now: float, fd: int = -1
+    ) -> None:
         hello = wire.Hello(
             name=msg["name"],
             team=msg["team"],
@@ -647,13 +1050,34 @@ class Host(Link):
             )
             self.lobby.append(LobbySeat(hello.name, hello.pub, team))
             seat = len(self.lobby) - 1
-            self.driver.on_notice(f"{hello.name} joined ({self.fingerprint(hello.pub)})")
-        self.conns[rid] = _Conn(rid, curve, hello.pub, seat, now)
+            self.driver.on_notice(f"{shown(hello.name)} joined ({self.fingerprint(hello.pub)})")
+        old = self.conns.get(rid)
+        if old is not None and (old.curve != curve or (fd >= 0 and old.fd not in (fd, -1))):
+            # this routing id is bound to another connection: never let it be taken over
+            self.dropped += 1
+            self._once("stolen", "dropped a hello whose routing id belongs to another link")
+            return
+        self.conns[rid] = _Conn(rid, curve, hello.pub, seat, now, fd=fd, since=now, tokens_at=now)
+        info = self.fds.get(fd)
+        if info is not None:
+            info.bound = True
+        # at most LINKS_PER_ID live links per identity: the oldest others go
+        mine = sorted(
+            (c for c in self.conns.values() if c.pub == hello.pub and c.rid != rid),
+            key=lambda c: c.since,
+        )
+        for extra in mine[: max(0, len(mine) - (LINKS_PER_ID - 1))]:
+            if extra.fd >= 0:
+                self._kick(extra.fd, "a newer link of the same identity")
+            self._drop(extra.rid)
         self.seat_rid[seat] = rid
         self.lobby[seat].rid = rid
         self._last_heard = now
-        sig = self.key.sign(wire.welcome_signed_bytes(self.server_pub, hello.curve, self.pub))
-        self._send(rid, wire.pack("welcome", v=wire.WIRE_VERSION, pub=self.pub, sig=sig, seat=seat))
+        self._seat_seen[seat] = now
+        if seat in self._left:
+            self._left.discard(seat)
+            self.driver.on_notice(f"{shown(self._name(seat))} (seat {seat + 1}) is back")
+        self._welcome(rid, curve, seat)
         if self.session is None:
             self._broadcast(self._lobby_msg())
             self.driver.on_lobby(self._lobby_seats(), self.options.players)
@@ -662,6 +1086,9 @@ class Host(Link):
         else:
             have = min(hello.have, len(self.session.entries))
             self._send_entries(rid, have)
+            if self.mesh is not None:
+                for card in self.mesh.cards_for():
+                    self._send(rid, wire.pack("mesh", m=card))
             if hello.have > len(self.session.entries):
                 self._send(rid, wire.pack("sync", **{"from": len(self.session.entries)}))
             self._presence(now, force=True)
@@ -686,17 +1113,46 @@ class Host(Link):
 
     # ----- periodic ---------------------------------------------------------------------
     def _presence(self, now: float, force: bool = False) -> None:
-        n = len(self.lobby)
-        up = [True] + [False] * (n - 1)
         for rid, conn in list(self.conns.items()):
             if now - conn.last_seen > 4 * LIVE_TIMEOUT:  # long dead: forget the link
+                if conn.fd >= 0:
+                    self._kick(conn.fd, "silent for too long")
                 self._drop(rid)
-            elif conn.seat is not None and now - conn.last_seen < LIVE_TIMEOUT:
-                up[conn.seat] = True
-        if up != self.up or force:
-            self._set_up(up)
+        live = {
+            c.seat
+            for c in self.conns.values()
+            if c.seat is not None and now - c.last_seen < LIVE_TIMEOUT
+        }
+        states = [SeatPresence("connected")]
+        for i in range(1, len(self.lobby)):
+            if i in self._left:
+                states.append(SeatPresence("left"))
+            elif i in live:
+                states.append(SeatPresence("connected"))
+            else:
+                since = self._seat_seen.get(i, self._started_at)
+                states.append(SeatPresence("lost", int(now - since)))
+        if states != self.seats_state or force:
+            self._set_seats(states)
             if self.session is not None:
-                self._broadcast(wire.pack("presence", up=up))
+                self._broadcast(
+                    wire.pack(
+                        "seats",
+                        state=[st.state for st in states],
+                        lost=[st.lost_for for st in states],
+                    )
+                )
+
+    def _watch_fds(self, now: float) -> None:
+        """Drop connections that never said hello in time, or that flood us with bytes we
+        never see as messages (an endless multipart message sits inside libzmq)."""
+        for fd, info in list(self.fds.items()):
+            if not info.bound and now - info.accepted > HELLO_TIMEOUT:
+                self._kick(fd, f"no hello within {HELLO_TIMEOUT:g} s")
+                continue
+            got = _tcp_bytes_received(fd, self.port)
+            if got is not None and got - info.seen > FLOOD_SLACK:
+                self._kick(fd, f"{got - info.seen} bytes sent that are no message")
 
     def _prune_lobby(self, now: float) -> None:
         """Before the game starts, a joiner that left (bye, or silent) gives its seat back."""
@@ -705,7 +1161,7 @@ class Host(Link):
         if not gone:
             return
         for i in gone:
-            self.driver.on_notice(f"{self.lobby[i].name} left the lobby")
+            self.driver.on_notice(f"{shown(self.lobby[i].name)} left the lobby")
         keep = [i for i in range(len(self.lobby)) if i not in gone]
         renumber = {old: new for new, old in enumerate(keep)}
         self.lobby = [self.lobby[i] for i in keep]
@@ -722,6 +1178,9 @@ class Host(Link):
         """Ping everyone, update presence, finish when every seat has the whole log."""
         if self.session is None:
             self._prune_lobby(now)
+        if now - self._last_watch >= 0.1:
+            self._last_watch = now
+            self._watch_fds(now)
         if now - self._last_ping >= PING_EVERY:
             self._last_ping = now
             ping = wire.pack("ping")
@@ -752,7 +1211,7 @@ class Host(Link):
         """Stop the authenticator, then close the socket (short linger so the last bye leaves)."""
         try:
             if not (self.stopped and self.stopped.finished):
-                bye = wire.pack("bye")  # we are leaving early: tell everyone now
+                bye = wire.pack("leave", reason=_leave_reason(self.stopped))  # leaving early
                 for rid in list(self.conns):
                     self._send(rid, bye)
             self.sock.close(linger=200)
@@ -771,6 +1230,8 @@ class JoinOptions:
     team: int | None = None
     give_up: float | None = None  # stop when the host has been silent this long (None: never)
     curve: bool = True
+    connect_give_up: float = 60.0  # stop when no host answered at all this long (give_up wins)
+    status_every: float = 5.0  # seconds between "no answer yet" notices
 
 
 class Joiner(Link):
@@ -807,7 +1268,9 @@ class Joiner(Link):
         self.curve_pub = z85.decode(pub_z85)
         self.sock = self.ctx.socket(zmq.DEALER)
         _set_common(self.sock)
-        self.sock.setsockopt(zmq.ROUTING_ID, b"z" + self.pub[:15])
+        # A fresh random routing id per socket: the host never trusts it (links are bound to
+        # CURVE keys), and nobody else can learn it (CURVE encrypts the handshake metadata).
+        self.sock.setsockopt(zmq.ROUTING_ID, b"z" + os.urandom(15))
         self.sock.setsockopt(zmq.RECONNECT_IVL, 100)
         self.sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
         if options.curve:
@@ -824,14 +1287,22 @@ class Joiner(Link):
         )
         self.poller.register(self.sock, zmq.POLLIN)
         self.poller.register(self.monitor, zmq.POLLIN)
+        if invite.also:  # several addresses: connect to the first that answers (issue 11)
+            self.invite = invite = _first_reachable(invite, driver)
         self.sock.connect(invite.endpoint)
-        if not options.curve:  # no handshake event to wait for with NULL security
-            self._hello()
-        self._last_rx = time.monotonic()
+        self._began = time.monotonic()
+        self._last_rx = self._began
         self._last_tx = 0.0
         self._finished_at: float | None = None
         self.host_up = False
         self._warned_handshake = False
+        self._handshakes = 0  # secure handshakes that succeeded
+        self._failed_handshakes = 0
+        self._status_at = self._began
+        self._client_curve = self.curve_pub if options.curve else bytes(32)
+        self._host_seats: list[SeatPresence] = []
+        if not options.curve:  # no handshake event to wait for with NULL security
+            self._greet()
 
     def _send(self, data: bytes) -> None:
         try:
@@ -844,10 +1315,18 @@ class Joiner(Link):
         """Say bye if we leave before the end, then close."""
         try:
             if self.host_pub is not None and not (self.stopped and self.stopped.finished):
-                self._send(wire.pack("bye"))
+                self._send(wire.pack("leave", reason=_leave_reason(self.stopped)))
             self.sock.close(linger=200)
         finally:
             super().close()
+
+    def _greet(self) -> None:
+        """After each handshake: knock until the host's welcome proved it is the invite's
+        host, and only then say hello (a joiner that rejects the host never takes a seat)."""
+        if self.host_pub is None:
+            self._send(wire.pack("knock", v=wire.WIRE_VERSION))
+        else:
+            self._hello()
 
     def _hello(self) -> None:
         s = self.session
@@ -874,8 +1353,27 @@ class Joiner(Link):
             )
         )
 
+    def _mesh_address(self) -> tuple[str, str]:
+        return advertise_for(self.invite.host)
+
+    def _mesh_curve(self) -> bool:
+        return self.options.curve
+
+    def mesh_tunnel(self, data: bytes, to: int | None) -> None:
+        """Send a mesh message to the host."""
+        if self.host_pub is not None and to in (None, 0):
+            self._send(wire.pack("mesh", m=data))
+
     def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
-        """Send the entries we wrote ourselves to the host."""
+        """Send the entries we wrote ourselves to the host (unless it hears us directly)."""
+        s = self.session
+        if (
+            self.mesh is not None
+            and s is not None
+            and s.seat is not None
+            and self.mesh.hears(0, s.seat)
+        ):
+            return  # the host hears us directly: it has our entries already
         mine = entries[max(0, own_from - start) :]
         for f, batch in wire.batches(mine, max(start, own_from)):
             self._send(wire.pack("entries", **{"from": f, "e": batch}))
@@ -897,7 +1395,7 @@ class Joiner(Link):
                 msg = wire.unpack(frames[0])
             except wire.WireError as exc:
                 self.dropped += 1
-                log.warning("dropped a frame from the host: %s", exc.reason)
+                log.warning("dropped a frame from the host: %s", shown(exc.reason))
                 continue
             self._last_rx = time.monotonic()
             self._on_msg(msg)
@@ -914,43 +1412,75 @@ class Joiner(Link):
                 return
             ev = event["event"]
             if ev == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-                self._hello()
+                self._handshakes += 1
+                self._failed_handshakes = 0
+                self._greet()
             elif ev in (
                 zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL,
                 zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
                 zmq.EVENT_HANDSHAKE_FAILED_AUTH,
             ):
+                self._failed_handshakes += 1
                 if not self._warned_handshake:
                     self._warned_handshake = True
                     self.driver.on_notice(
                         "secure handshake with the host failed (is the invite right?)"
                     )
+                if self._handshakes == 0 and self._failed_handshakes >= 3:
+                    self.stopped = Outcome(
+                        False,
+                        f"the host at {self._where()} refused the secure handshake 3 times: "
+                        "the key in the invite is not this host's (check the invite)",
+                        self._have(),
+                    )
+                    return
             elif ev == zmq.EVENT_DISCONNECTED:
+                if self.host_up or self.host_pub is not None:
+                    self.driver.on_notice("lost the host; reconnecting…")
                 self.host_up = False
-                self.driver.on_notice("lost the host; reconnecting…")
             elif ev == zmq.EVENT_CONNECTED and not self.options.curve:
-                self._hello()
+                self._greet()
+
+    def _where(self) -> str:
+        return f"{shown(self.invite.host, 80)}:{self.invite.port}"
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
         kind = msg["t"]
         if kind == "welcome":
-            data = wire.welcome_signed_bytes(self.invite.server_key, self.curve_pub, msg["pub"])
-            if self.fingerprint(msg["pub"]) != self.invite.fingerprint or not _verify(
-                msg["pub"], msg["sig"], data
-            ):
+            data = wire.welcome_signed_bytes(self.invite.server_key, self._client_curve, msg["pub"])
+            if not _verify(msg["pub"], msg["sig"], data):
                 self.dropped += 1
-                log.warning("the host's welcome does not match the invite's fingerprint")
+                log.warning("dropped a welcome with a bad signature")
                 return
+            if self.host_pub is not None and msg["pub"] != self.host_pub:
+                self.dropped += 1
+                log.warning("dropped a welcome from another identity than the host's")
+                return
+            got = self.fingerprint(msg["pub"])
+            if got != self.invite.fingerprint:
+                reason = (
+                    f"the host at {self._where()} is not the one in the invite: its fingerprint "
+                    f"is {shown(got, 40)}, the invite says {shown(self.invite.fingerprint, 40)}"
+                )
+                self._send(wire.pack("leave", reason="my invite names another host"))
+                self.stopped = Outcome(False, reason, self._have())
+                return
+            first = self.host_pub is None
             self.host_pub = msg["pub"]
-            self.seat_no = msg["seat"]
             self.host_up = True
+            if msg["seat"] is not None:
+                self.seat_no = msg["seat"]
+            if first:
+                self._hello()
             return
         if kind == "who":
-            self._hello()
+            self._greet()
             return
         if self.host_pub is None:
             if kind == "reject":
-                self.stopped = Outcome(False, f"the host said: {msg['reason']}", self._have())
+                self.stopped = Outcome(
+                    False, f"the host said: {shown(msg['reason'])}", self._have()
+                )
             return  # nothing counts before a welcome that proves the host
         if kind == "lobby":
             self.lobby_seats = [(n, f, t) for n, f, t in msg["seats"]]
@@ -963,10 +1493,34 @@ class Joiner(Link):
                     list(self.session.entries[msg["from"] :]), msg["from"]
                 ):
                     self._send(wire.pack("entries", **{"from": f, "e": batch}))
-        elif kind == "presence":
-            self._set_up(list(msg["up"]))
+        elif kind == "presence":  # the older form: connected or not
+            if self.session is not None and len(msg["up"]) == len(self.session.seats):
+                self._set_seats([SeatPresence("connected" if u else "lost") for u in msg["up"]])
+            else:
+                self.dropped += 1
+                log.warning("dropped a presence message that does not fit the seats")
+        elif kind == "seats":
+            if self.session is not None and len(msg["state"]) == len(self.session.seats):
+                self._host_seats = [
+                    SeatPresence(st, lost)
+                    for st, lost in zip(msg["state"], msg["lost"], strict=True)
+                ]
+                self._set_seats(self._host_seats)
+            else:
+                self.dropped += 1
+                log.warning("dropped a seats message that does not fit the seats")
+        elif kind == "mesh":
+            if self.mesh is not None:
+                self.mesh.on_tunnel(0, msg["m"])
         elif kind == "reject":
-            self.stopped = Outcome(False, f"the host said: {msg['reason']}", self._have())
+            self.stopped = Outcome(False, f"the host said: {shown(msg['reason'])}", self._have())
+        elif kind == "leave":
+            done = self.session is not None and self.session.finished
+            self.stopped = Outcome(
+                done,
+                "game over" if done else f"the host left: {shown(msg['reason'])}",
+                self._have(),
+            )
         elif kind == "bye":
             done = self.session is not None and self.session.finished
             self.stopped = Outcome(
@@ -984,11 +1538,41 @@ class Joiner(Link):
             start, entries = 1, entries[1:]
             self.driver.on_notice("the game is set up: dealing…")
         gap = self.deliver(start, entries, "the host")
+        if self.mesh is not None:
+            self.mesh.heard(0, start, entries)
         if gap is not None:
             self._ask_sync(gap)
 
     def _genesis_ok(self, session: Session) -> bool:
         return session.seats[0].public_key == self.host_pub
+
+    def _tick_unanswered(self, now: float) -> None:
+        """Before any welcome: say what we are waiting for, and give up after the bound."""
+        bound = (
+            self.options.give_up
+            if self.options.give_up is not None
+            else self.options.connect_give_up
+        )
+        waited = now - self._began
+        if waited > bound:
+            self.stopped = Outcome(
+                False,
+                f"no answer from {self._where()} after {bound:g} s — is the host running? "
+                "(--give-up changes how long to try)",
+                self._have(),
+            )
+            return
+        if now - self._status_at >= self.options.status_every:
+            self._status_at = now
+            if self._handshakes == 0:
+                self.driver.on_notice(
+                    f"no answer from {self._where()} yet — is the host running? still trying, "
+                    "Ctrl-C to stop"
+                )
+            else:
+                self.driver.on_notice(
+                    f"connected to {self._where()}, waiting for the host's welcome… Ctrl-C to stop"
+                )
 
     def _ask_sync(self, seq: int) -> None:
         now = time.monotonic()
@@ -999,9 +1583,15 @@ class Joiner(Link):
 
     def tick(self, now: float) -> None:
         """Ping the host when idle, notice its silence, say we are done at the end."""
-        if now - self._last_tx >= PING_EVERY and self.host_pub is not None:
+        if self.host_pub is None:
+            self._tick_unanswered(now)
+            return
+        if now - self._last_tx >= PING_EVERY:
             self._send(wire.pack("ping"))
         silent = now - self._last_rx
+        if self.session is not None and silent > LIVE_TIMEOUT and self._host_seats:
+            # the host is our only link: show it lost, and the others as we last heard
+            self._set_seats([SeatPresence("lost", int(silent)), *self._host_seats[1:]])
         if self.host_up and silent > LIVE_TIMEOUT:
             self.host_up = False
             self.driver.on_notice("the host is not answering; waiting for it…")

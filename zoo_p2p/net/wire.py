@@ -14,12 +14,17 @@ import msgpack
 
 from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.protocol.encoding import MAX_ENTRY_SIZE
+from zoo_p2p.text import shown
 
 WIRE_VERSION = 1
 MAX_FRAME = 1 << 20  # one transport message, bytes (also the socket's MAXMSGSIZE)
 MAX_ENTRY = MAX_ENTRY_SIZE  # one log entry inside a message (the protocol's limit)
 MAX_BATCH = 512  # entries in one "entries" message
 MAX_NAME = 32  # characters in a player name
+MAX_SEATS = 4  # seats in a game
+MAX_REASON = 200  # characters in a reject / leave reason
+MAX_FINGERPRINT = 32  # characters in a fingerprint as shown in the lobby
+_FINGERPRINT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567-")
 DOMAIN_HELLO = b"zoo-p2p/hello/v1"
 DOMAIN_WELCOME = b"zoo-p2p/welcome/v1"
 
@@ -35,16 +40,20 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
         "have": (int,),
         "sig": (bytes,),
     },
+    "knock": {"v": (int,)},
     "welcome": {"v": (int,), "pub": (bytes,), "sig": (bytes,), "seat": (int, type(None))},
     "reject": {"reason": (str,)},
+    "leave": {"reason": (str,)},
     "lobby": {"seats": (list,), "need": (int,)},
     "entries": {"from": (int,), "e": (list,)},
     "sync": {"from": (int,)},
     "presence": {"up": (list,)},
+    "seats": {"state": (list,), "lost": (list,)},
     "ping": {},
     "who": {},
     "done": {"have": (int,)},
     "bye": {},
+    "mesh": {"m": (bytes,)},  # a mesh message (zoo_p2p.net.mesh) through the host link
 }
 
 
@@ -53,7 +62,30 @@ class NetError(ZooError):
 
 
 class WireError(RemoteProtocolError):
-    """A transport message that is not well formed; it is dropped and logged."""
+    """A transport message that is not well formed; it is dropped and logged.
+
+    Its reason never quotes more than a short, made-safe piece of what the peer sent."""
+
+
+def valid_name(name: object) -> bool:
+    """A player name as the transport accepts it: 1..32 printable characters (code points).
+
+    `str.isprintable()` refuses controls, format characters (bidi overrides, zero-width joiners),
+    separators other than the plain space, surrogates and unassigned code points.
+    """
+    return isinstance(name, str) and 1 <= len(name) <= MAX_NAME and name.isprintable()
+
+
+def _valid_fingerprint(fp: object) -> bool:
+    return (
+        isinstance(fp, str)
+        and 1 <= len(fp) <= MAX_FINGERPRINT
+        and all(c in _FINGERPRINT_CHARS for c in fp)
+    )
+
+
+def _valid_reason(reason: object) -> bool:
+    return isinstance(reason, str) and len(reason) <= MAX_REASON
 
 
 def pack(kind: str, **fields: Any) -> bytes:
@@ -93,11 +125,12 @@ def unpack(data: bytes) -> dict[str, Any]:
 def _check(msg: dict[str, Any]) -> None:
     kind = msg.get("t")
     if not isinstance(kind, str) or kind not in _SCHEMA:
-        raise WireError(f"unknown message type {kind!r}")
+        raise WireError(f"unknown message type {shown(kind, 40)!r}")
     schema = _SCHEMA[kind]
     keys = set(msg) - {"t"}
     if keys != set(schema):
-        raise WireError(f"{kind}: wrong fields {sorted(keys ^ set(schema))}")
+        odd = sorted(shown(k, 20) for k in list(keys ^ set(schema))[:8])
+        raise WireError(f"{kind}: wrong fields {odd}")
     for key, types in schema.items():
         value = msg[key]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
@@ -109,9 +142,11 @@ def _check(msg: dict[str, Any]) -> None:
             and key != "team"
         ):
             raise WireError(f"{kind}.{key}: out of range")
+    if "v" in schema and msg["v"] != WIRE_VERSION:
+        raise WireError(f"{kind}.v: version {msg['v']} (we speak {WIRE_VERSION})")
     if kind == "hello":
-        if not 1 <= len(msg["name"]) <= MAX_NAME or not msg["name"].isprintable():
-            raise WireError("hello.name: 1..32 printable characters")
+        if not valid_name(msg["name"]):
+            raise WireError(f"hello.name: 1..{MAX_NAME} printable characters")
         if len(msg["pub"]) != 32 or len(msg["curve"]) != 32 or len(msg["sig"]) != 64:
             raise WireError("hello: bad key or signature length")
         if msg["game"] is not None and len(msg["game"]) > 64:
@@ -121,27 +156,51 @@ def _check(msg: dict[str, Any]) -> None:
     elif kind == "welcome":
         if len(msg["pub"]) != 32 or len(msg["sig"]) != 64:
             raise WireError("welcome: bad key or signature length")
+        if msg["seat"] is not None and msg["seat"] >= MAX_SEATS:
+            raise WireError("welcome.seat: 0..3")
+    elif kind in ("reject", "leave"):
+        if not _valid_reason(msg["reason"]):
+            raise WireError(f"{kind}.reason: at most {MAX_REASON} characters")
     elif kind == "entries":
         if len(msg["e"]) > MAX_BATCH:
             raise WireError("entries: batch too large")
+        if msg["from"] + len(msg["e"]) >= 2**32:
+            raise WireError("entries: numbered beyond 2**32")
         for entry in msg["e"]:
             if not isinstance(entry, bytes) or not 0 < len(entry) <= MAX_ENTRY:
                 raise WireError(f"entries: an entry is not bytes of 1..{MAX_ENTRY}")
     elif kind == "presence":
-        if len(msg["up"]) > 4 or not all(isinstance(u, bool) for u in msg["up"]):
-            raise WireError("presence.up: up to 4 booleans")
+        if not 1 <= len(msg["up"]) <= MAX_SEATS or not all(isinstance(u, bool) for u in msg["up"]):
+            raise WireError("presence.up: 1..4 booleans")
+    elif kind == "seats":
+        n = len(msg["state"])
+        if not 1 <= n <= MAX_SEATS or len(msg["lost"]) != n:
+            raise WireError("seats: 1..4 states and as many lost times")
+        for st, lost in zip(msg["state"], msg["lost"], strict=True):
+            if st not in SEAT_STATES or type(st) is not str:
+                raise WireError("seats.state: connected, lost or left")
+            if type(lost) is not int or not 0 <= lost < 2**32:
+                raise WireError("seats.lost: whole seconds")
     elif kind == "lobby":
-        if len(msg["seats"]) > 4:
-            raise WireError("lobby: too many seats")
+        if not 2 <= msg["need"] <= MAX_SEATS:
+            raise WireError("lobby.need: 2..4")
+        if not 1 <= len(msg["seats"]) <= msg["need"]:
+            raise WireError("lobby: 1..need seats")
         for seat in msg["seats"]:
             if not (
                 isinstance(seat, list)
                 and len(seat) == 3
-                and isinstance(seat[0], str)
-                and isinstance(seat[1], str)
-                and isinstance(seat[2], int)
+                and valid_name(seat[0])
+                and _valid_fingerprint(seat[1])
+                and type(seat[2]) is int
+                and 0 <= seat[2] <= 3
             ):
-                raise WireError("lobby: a seat is not [name, fingerprint, team]")
+                raise WireError("lobby: a seat is not [name, fingerprint, team 0..3]")
+        if len({seat[2] for seat in msg["seats"]}) != len(msg["seats"]):
+            raise WireError("lobby: two seats with one team")
+
+
+SEAT_STATES = ("connected", "lost", "left")
 
 
 @dataclass(frozen=True, kw_only=True)
