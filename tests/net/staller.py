@@ -1,6 +1,7 @@
 """Peers for the clock tests (PROTOCOL.md §10): a host with small clocks, honest bots and stallers.
 
-    python -m tests.net.staller host --players 3 --move-time 3 --reveal-time 2 --invite-file F --log L
+    python -m tests.net.staller host --players 3 --move-time 3 --reveal-time 2 \
+        --invite-file F --log L
     python -m tests.net.staller join MODE INVITE --log L
 
 MODE: `bot` (honest), `move` (never moves), `reveal` (never sends its reveal links: as the last
@@ -148,9 +149,7 @@ def main(argv: list[str]) -> int:
 
         def make_genesis(lobby: list[LobbySeat]) -> bytes:
             seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
-            return Session.create_genesis(
-                key, seats, Variant.STANDARD, 0, os.urandom(32), clocks
-            )
+            return Session.create_genesis(key, seats, Variant.STANDARD, 0, os.urandom(32), clocks)
 
         host = Host(
             key=key,

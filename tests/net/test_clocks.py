@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.net.harness import ROOT, Procs, audit_file, procs, wait_for  # noqa: F401
+from tests.net.harness import ROOT, Procs, audit_file, wait_for
 
 STALLER = [sys.executable, "-m", "tests.net.staller"]
 
