@@ -35,6 +35,7 @@ from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
 from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.encoding import decode_entry
@@ -243,7 +244,7 @@ def _is_move_floor(floor: Any, seat: int | None) -> bool:
     return floor is not None and seat is not None and floor.seat == seat and floor.kind == "move"
 
 
-class Link:
+class Link(Liveness):
     """What host and joiner share: the session, the log file kept in step, timers, the loop."""
 
     def __init__(
@@ -286,6 +287,7 @@ class Link:
         # the direct links (no trusted relay, TRANSPORT.md §10); ZOO_MESH=0 turns them off
         self.mesh: Mesh | None = None
         self._mesh_on = os.environ.get("ZOO_MESH", "1") != "0"
+        self._init_liveness()  # clocks and claims (zoo_p2p.net.liveness)
 
     def _trace(self, event: str, n: int) -> None:
         if self._trace_file is not None:
@@ -350,6 +352,7 @@ class Link:
         """Feed entries numbered from `start` to the session; return a seq to resync from."""
         s = self.session
         assert s is not None
+        self._release_if_moved_on(start, entries)
         before = len(s)
         held = s.entries if start < before else []
         gap: int | None = None
@@ -500,6 +503,7 @@ class Link:
                         fn()
                     continue
                 self.tick(now)
+                self._liveness_tick(now)
                 if self.mesh is not None:
                     self.mesh.tick(now)
                 wake = min([t[0] for t in self._timers] + [now + 0.2])
@@ -798,6 +802,12 @@ class Host(Link):
             if conn.seat is not None and conn.seat != 0 and (to is None or conn.seat == to):
                 self._send(rid, msg)
 
+    def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
+        """Claim votes and resignations go to every seat but the one they came from."""
+        for rid, conn in list(self.conns.items()):
+            if conn.seat is not None and conn.seat != skip_seat:
+                self._send(rid, data)
+
     def _lobby_msg(self) -> bytes:
         seats = [[s.name, self.fingerprint(s.pub), s.team] for s in self.lobby]
         return wire.pack("lobby", seats=seats, need=self.options.players)
@@ -960,6 +970,12 @@ class Host(Link):
         elif kind == "mesh":
             if self.mesh is not None and conn.seat is not None:
                 self.mesh.on_tunnel(conn.seat, msg["m"])
+        elif kind == "claim":
+            if conn.seat is not None:
+                self._on_vote(conn.seat, msg["vote"])
+        elif kind == "resign":
+            if conn.seat is not None:
+                self._on_resign(conn.seat, msg["r"], msg["key"])
         elif kind == "done":
             conn.done = True
         elif kind in ("bye", "leave"):
@@ -1364,6 +1380,11 @@ class Joiner(Link):
         if self.host_pub is not None and to in (None, 0):
             self._send(wire.pack("mesh", m=data))
 
+    def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
+        """Our claim votes and resignation go to the host, which relays them."""
+        if skip_seat is None:
+            self._send(data)
+
     def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
         """Send the entries we wrote ourselves to the host (unless it hears us directly)."""
         s = self.session
@@ -1512,6 +1533,10 @@ class Joiner(Link):
         elif kind == "mesh":
             if self.mesh is not None:
                 self.mesh.on_tunnel(0, msg["m"])
+        elif kind == "claim":
+            self._on_vote(None, msg["vote"])
+        elif kind == "resign":
+            self._on_resign(None, msg["r"], b"")
         elif kind == "reject":
             self.stopped = Outcome(False, f"the host said: {shown(msg['reason'])}", self._have())
         elif kind == "leave":
