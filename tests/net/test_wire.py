@@ -25,7 +25,7 @@ def test_invite_round_trip_and_forgiving_reader() -> None:
     assert text.startswith("zoo://192.168.1.20:40123/")
     assert Invite.parse(text) == inv
     assert Invite.parse(f"  '{text}'\n") == inv
-    v6 = Invite(host="[::1]", port=5, server_key=bytes(32), fingerprint="AB")
+    v6 = Invite(host="[::1]", port=5, server_key=b"\x01" * 32, fingerprint="IV7F-M2JN-KPTH-JXDE")
     assert Invite.parse(str(v6)) == v6
     assert v6.endpoint == "tcp://[::1]:5"
 

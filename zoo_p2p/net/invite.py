@@ -1,25 +1,45 @@
-"""The invite string: one copy-paste that carries the host's address, CURVE key and fingerprint.
+"""The invite: one copy-paste that carries the host's addresses, CURVE key and fingerprint.
 
-Format (protocol/TRANSPORT.md): ``zoo://HOST:PORT/KEY/FINGERPRINT`` where KEY is the host's
-32-byte CURVE server public key in lowercase unpadded base32 (52 characters) and FINGERPRINT the
-host's Ed25519 identity fingerprint as printed by ``zoo`` (letters, digits and dashes).
+Format (protocol/TRANSPORT.md, "Invites")::
 
->>> inv = Invite(host="127.0.0.1", port=4040, server_key=bytes(32), fingerprint="ab12-cd34")
->>> Invite.parse(str(inv)) == inv
+    zoo://ADDR[,ADDR...]/KEY/FINGERPRINT
+    ADDR = IPV4:PORT | [IPV6]:PORT | DNSNAME:PORT
+
+KEY is the host's 32-byte CURVE server public key in lowercase unpadded base32 (52 characters,
+never all zeros); FINGERPRINT the host's Ed25519 identity fingerprint as ``zoo`` prints it (four
+groups of four base32 letters, ``ABCD-EFGH-IJKL-MNOP``). An invite with one address is exactly
+the old single-address form. All whitespace inside the text is ignored, so an invite printed over
+several lines (``Invite.lines()``) or pasted with stray line breaks reads the same.
+
+>>> inv = Invite(host="10.0.0.5", port=4040, server_key=bytes(range(32)),
+...              fingerprint="IV7F-M2JN-KPTH-JXDE", also=(("fd00::5", 4040),))
+>>> str(inv)[:36]
+'zoo://10.0.0.5:4040,[fd00::5]:4040/a'
+>>> Invite.parse(" ".join(inv.lines(24))) == inv
 True
 """
 
 from __future__ import annotations
 
 import base64
+import ipaddress
 import re
-from dataclasses import dataclass
+import socket
+import time
+from dataclasses import dataclass, field
 
 from zoo_p2p.errors import ZooError
 
 SCHEME = "zoo://"
-_FP = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
-_HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[0-9A-Za-z.-]{1,253})$")
+MAX_INVITE = 2048  # characters of an invite after whitespace is removed
+MAX_ADDRESSES = 8
+LINE = 72  # an invite is printed in lines of at most this many characters
+_FP = re.compile(r"^[A-Z2-7]{4}(-[A-Z2-7]{4}){3}$")
+_KEY = re.compile(r"^[a-z2-7]{52}$")
+_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+_WS = re.compile(r"\s+")
+
+Address = tuple[str, int]
 
 
 class InviteError(ZooError, ValueError):
@@ -35,45 +55,287 @@ def _unb32(text: str) -> bytes:
     return base64.b32decode(text + "=" * (-len(text) % 8))
 
 
+def check_host(host: str) -> str:
+    """Return the host in canonical form (IPv6 without brackets) or raise InviteError.
+
+    A host is an IPv4 address, an IPv6 address (no zone), or a DNS name of letters, digits and
+    inner hyphens in dot-separated labels of 1-63 characters (253 in all).
+
+    >>> check_host("[FD00::1]"), check_host("Example.ORG."), check_host("10.1.2.3")
+    ('fd00::1', 'example.org', '10.1.2.3')
+    """
+    text = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not text:
+        raise InviteError("the address has no host")
+    if "%" in text:
+        raise InviteError(
+            f"bad IPv6 address {host!r}: a zone (%…) means nothing on another machine"
+        )
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        pass
+    else:
+        if ip.is_unspecified or ip.is_multicast:
+            raise InviteError(f"{text} cannot be connected to (not one machine's address)")
+        return str(ip)
+    if text != host or ":" in text:
+        raise InviteError(f"bad IPv6 address {host!r}")
+    name = text.lower().removesuffix(".")
+    labels = name.split(".")
+    if len(name) > 253 or not all(_LABEL.match(label) for label in labels):
+        raise InviteError(
+            f"bad host {host!r}: not an IP address nor a name of letters, digits and inner dashes"
+        )
+    if labels[-1].isdigit():
+        raise InviteError(f"bad host {host!r}: not an IPv4 address")
+    return name
+
+
+def check_port(text: str | int) -> int:
+    """A TCP port 1-65535 (digits only) or InviteError."""
+    if isinstance(text, str):
+        if not text.isascii() or not text.isdigit() or len(text) > 5:
+            raise InviteError(f"bad port {text!r}: want a number 1-65535")
+        text = int(text)
+    if not 1 <= text <= 65535:
+        raise InviteError(f"bad port {text}: want a number 1-65535")
+    return text
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def format_address(addr: Address) -> str:
+    """``host:port`` with brackets around an IPv6 host."""
+    return f"{_url_host(addr[0])}:{addr[1]}"
+
+
+def parse_address(text: str) -> Address:
+    """``HOST:PORT`` or ``[IPV6]:PORT`` into a checked (host, port)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host:
+        raise InviteError(f"bad address {text[:60]!r}: want HOST:PORT")
+    if ":" in host and not host.startswith("["):
+        raise InviteError(f"bad address {text[:60]!r}: write an IPv6 host in brackets, [::1]:PORT")
+    return check_host(host), check_port(port)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Invite:
-    """Where the host listens, its CURVE server key (raw 32 bytes) and its identity fingerprint."""
+    """Where the host listens, its CURVE server key (raw 32 bytes) and identity fingerprint.
+
+    ``host``/``port`` is the first address; ``also`` the others, tried in turn by a joiner.
+    """
 
     host: str
     port: int
     server_key: bytes
     fingerprint: str
+    also: tuple[Address, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "host", check_host(self.host))
+        object.__setattr__(self, "port", check_port(self.port))
+        others = tuple((check_host(h), check_port(p)) for h, p in self.also)
+        object.__setattr__(self, "also", others)
+        if len(self.server_key) != 32:
+            raise InviteError("bad server key (not 32 bytes)")
+
+    @property
+    def addresses(self) -> tuple[Address, ...]:
+        """Every address of the invite, the first one first."""
+        return ((self.host, self.port), *self.also)
 
     def __str__(self) -> str:
-        return f"{SCHEME}{self.host}:{self.port}/{_b32(self.server_key)}/{self.fingerprint}"
+        addrs = ",".join(format_address(a) for a in self.addresses)
+        return f"{SCHEME}{addrs}/{_b32(self.server_key)}/{self.fingerprint}"
 
     @property
     def endpoint(self) -> str:
-        """The ZeroMQ endpoint to connect to."""
-        return f"tcp://{self.host}:{self.port}"
+        """The ZeroMQ endpoint of the first address."""
+        return f"tcp://{format_address((self.host, self.port))}"
+
+    def with_addresses(self, addresses: list[Address] | tuple[Address, ...]) -> Invite:
+        """The same invite with these addresses (the first one is connected to)."""
+        if not addresses:
+            raise InviteError("an invite needs at least one address")
+        (host, port), *rest = addresses
+        return Invite(
+            host=host,
+            port=port,
+            server_key=self.server_key,
+            fingerprint=self.fingerprint,
+            also=tuple(rest),
+        )
+
+    def lines(self, width: int = LINE) -> list[str]:
+        """The invite cut after its separators (``/`` and ``,``) into lines of at most `width`.
+
+        No token is cut unless it alone is longer than `width`; joining the lines (any
+        whitespace between them) gives the invite back.
+        """
+        text = str(self)
+        pieces = re.findall(r"[^/,]+[/,]?|[/,]", text)
+        out: list[str] = []
+        cur = ""
+        for piece in pieces:
+            if cur and len(cur) + len(piece) > width:
+                out.append(cur)
+                cur = ""
+            while len(piece) > width:
+                out.append(piece[:width])
+                piece = piece[width:]
+            cur += piece
+        if cur:
+            out.append(cur)
+        return out
+
+    def qr(self) -> str:
+        """The invite as a QR code drawn with block characters for a terminal."""
+        import io
+
+        import segno
+
+        buf = io.StringIO()
+        segno.make(str(self), error="m", micro=False).terminal(out=buf, compact=True, border=2)
+        return buf.getvalue()
 
     @classmethod
-    def parse(cls, text: str) -> Invite:
-        """Read an invite string (surrounding spaces and quotes are forgiven)."""
-        text = text.strip().strip("'\"<>")
-        if not text.startswith(SCHEME):
+    def parse(cls, text: str, *, allow_no_curve: bool = False) -> Invite:
+        """Read an invite (whitespace anywhere, surrounding quotes and <> are forgiven).
+
+        An all-zero key means the host runs without CURVE; it is refused unless the caller
+        asks for that explicitly (`allow_no_curve`), so an invite can never silently turn
+        encryption off.
+        """
+        if len(text) > 4 * MAX_INVITE:
+            raise InviteError("that is far too long to be an invite")
+        text = _WS.sub("", text).strip("'\"<>`")
+        if len(text) > MAX_INVITE:
+            raise InviteError("that is far too long to be an invite")
+        if not text.lower().startswith(SCHEME):
             raise InviteError(f"an invite starts with {SCHEME} (got {text[:20]!r})")
         parts = text[len(SCHEME) :].split("/")
         if len(parts) != 3:
             raise InviteError("an invite looks like zoo://HOST:PORT/KEY/FINGERPRINT")
-        addr, key, fp = parts
-        host, sep, port_text = addr.rpartition(":")
-        if not sep or not _HOST.match(host) or not port_text.isdigit():
-            raise InviteError(f"bad address {addr!r} (want HOST:PORT)")
-        port = int(port_text)
-        if not 0 < port < 65536:
-            raise InviteError(f"bad port {port}")
+        addr_text, key, fp = parts
+        addr_list = addr_text.split(",")
+        if len(addr_list) > MAX_ADDRESSES:
+            raise InviteError(f"too many addresses (at most {MAX_ADDRESSES})")
+        addrs = [parse_address(a) for a in addr_list]
+        if not _KEY.match(key.lower()):
+            raise InviteError("bad server key: want 52 base32 letters (a-z, 2-7)")
         try:
             server_key = _unb32(key)
         except ValueError:
             raise InviteError("bad server key (not base32)") from None
-        if len(server_key) != 32:
+        if len(server_key) != 32 or _b32(server_key) != key.lower():
             raise InviteError("bad server key (not 32 bytes)")
+        if server_key == bytes(32) and not allow_no_curve:
+            raise InviteError(
+                "the invite's key is all zeros, which would turn encryption off; "
+                "ask the host for a fresh invite"
+            )
+        fp = fp.upper()
         if not _FP.match(fp):
-            raise InviteError("bad fingerprint")
-        return cls(host=host, port=port, server_key=server_key, fingerprint=fp)
+            raise InviteError("bad fingerprint: want four groups of four letters, ABCD-EFGH-…")
+        dup = {a for a in addrs if addrs.count(a) > 1}
+        if dup:
+            raise InviteError(f"address {format_address(next(iter(dup)))} is listed twice")
+        (host, port), *rest = addrs
+        return cls(host=host, port=port, server_key=server_key, fingerprint=fp, also=tuple(rest))
+
+
+@dataclass
+class Attempt:
+    """How trying one address went."""
+
+    address: Address
+    ok: bool
+    seconds: float
+    error: str = ""
+
+
+def probe(
+    addresses: tuple[Address, ...] | list[Address],
+    *,
+    timeout: float = 3.0,
+    stagger: float = 0.25,
+) -> tuple[Address | None, list[Attempt]]:
+    """Try to open a TCP connection to each address in turn, the next one `stagger` s later.
+
+    The first address that accepts a connection wins (the others still pending are dropped);
+    every attempt is over within `timeout` seconds of the start. Returns the winner (None if
+    none answered) and what happened to each address, for the message that explains a failure.
+    """
+    import selectors
+
+    start = time.monotonic()
+    attempts: list[Attempt] = []
+    pending: dict[socket.socket, tuple[Address, float]] = {}
+    sel = selectors.DefaultSelector()
+    todo = list(addresses)
+    next_at = start
+    winner: Address | None = None
+    try:
+        while (todo or pending) and winner is None:
+            now = time.monotonic()
+            if now - start >= timeout:
+                break
+            if todo and now >= next_at:
+                addr = todo.pop(0)
+                next_at = now + stagger
+                try:
+                    infos = socket.getaddrinfo(addr[0], addr[1], type=socket.SOCK_STREAM)
+                    family, _, _, _, sockaddr = infos[0]
+                    s = socket.socket(family, socket.SOCK_STREAM)
+                    s.setblocking(False)
+                    err = s.connect_ex(sockaddr)
+                except OSError as exc:
+                    attempts.append(Attempt(addr, False, time.monotonic() - now, _why(exc)))
+                    continue
+                if err not in (0, 115, 36, 10035):  # EINPROGRESS (Linux, BSD), WSAEWOULDBLOCK
+                    s.close()
+                    attempts.append(Attempt(addr, False, 0.0, _why(OSError(err, ""))))
+                    continue
+                pending[s] = (addr, now)
+                sel.register(s, selectors.EVENT_WRITE)
+                continue
+            wait = min(timeout - (now - start), (next_at - now) if todo else timeout)
+            for key, _ in sel.select(max(0.0, wait)):
+                s = key.fileobj  # type: ignore[assignment]
+                addr, t0 = pending.pop(s)
+                sel.unregister(s)
+                err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                s.close()
+                took = time.monotonic() - t0
+                if err == 0:
+                    attempts.append(Attempt(addr, True, took))
+                    winner = addr
+                    break
+                attempts.append(Attempt(addr, False, took, _why(OSError(err, ""))))
+    finally:
+        for s, (addr, t0) in pending.items():
+            attempts.append(Attempt(addr, False, time.monotonic() - t0, "no answer"))
+            s.close()
+        for addr in todo:
+            attempts.append(Attempt(addr, False, 0.0, "not tried"))
+        sel.close()
+    return winner, attempts
+
+
+def _why(exc: OSError) -> str:
+    import errno
+    import os
+
+    if exc.errno == errno.ECONNREFUSED:
+        return "refused (nothing listens there)"
+    if exc.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+        return "unreachable from here"
+    if isinstance(exc, socket.gaierror):
+        return "name not found"
+    if exc.errno:
+        return os.strerror(exc.errno).lower()
+    return str(exc) or type(exc).__name__

@@ -34,9 +34,10 @@ from zmq.utils import z85
 from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.encoding import decode_entry
-from zoo_p2p.text import shown
+from zoo_p2p.text import seat_word, shown
 
 __all__ = [
     "Host",
@@ -186,6 +187,24 @@ def _verify(pub: bytes, sig: bytes, data: bytes) -> bool:
     return True
 
 
+def _bracket(addr: str) -> str:
+    return f"[{addr}]" if ":" in addr and not addr.startswith("[") else addr
+
+
+def _first_reachable(invite: Invite, driver: Driver) -> Invite:
+    """The invite reordered so that the first address that accepts a connection comes first."""
+    from zoo_p2p.net.invite import format_address, probe
+
+    winner, attempts = probe(invite.addresses)
+    for a in attempts:
+        log.info("address %s: %s", format_address(a.address), "ok" if a.ok else a.error)
+    if winner is None:
+        tried = "; ".join(f"{format_address(a.address)} {a.error}" for a in attempts)
+        driver.on_notice(f"no address of the invite answered yet ({tried}); still trying")
+        return invite
+    return invite.with_addresses([winner, *(a for a in invite.addresses if a != winner)])
+
+
 def _set_common(sock: zmq.Socket[bytes]) -> None:
     sock.setsockopt(zmq.LINGER, 0)
     sock.setsockopt(zmq.MAXMSGSIZE, wire.MAX_FRAME)
@@ -333,6 +352,9 @@ class Link:
         self._settled = -1
         self._own_move = False
         self._idle_wake = 0.2  # longest sleep of the loop (the host watches its links faster)
+        # the direct links (no trusted relay, TRANSPORT.md §10); ZOO_MESH=0 turns them off
+        self.mesh: Mesh | None = None
+        self._mesh_on = os.environ.get("ZOO_MESH", "1") != "0"
 
     def _trace(self, event: str, n: int) -> None:
         if self._trace_file is not None:
@@ -442,9 +464,13 @@ class Link:
         our move. Entries we write ourselves return no events, so drivers read the state."""
         s = self.session
         assert s is not None
+        if self.mesh is None and self._mesh_on and s.seat is not None and s.stopped is None:
+            self._start_mesh()
         own_from = before if self._own_move else len(s)  # entries from here on are ours
         while s.take_outgoing():
             pass
+        if self.mesh is not None and len(s) > own_from:
+            self.mesh.push_own(own_from, s.entries[own_from:])
         if len(s) > before:
             # Our own move is made durable before it leaves (a crash must not let us sign a
             # different move for the same seq). Everything else goes out first and is synced
@@ -470,13 +496,52 @@ class Link:
             self.driver.on_events(events or [], self)
         if s.stopped is not None and self.stopped is None:
             c = s.stopped
-            why = shown(c.reason)
-            self.driver.on_notice(f"the game is stopped: seat {c.seat + 1} cheated ({why})")
-            self.stopped = Outcome(False, f"seat {c.seat + 1} cheated: {why}", len(s))
+            verdict = self.mesh.on_cheat(c.evidence[0]) if self.mesh and c.evidence else None
+            self.mesh_stop(verdict or Verdict(c.seat, c.reason, None))
             return
         if self.my_turn and self._turn_at != len(s):
             self._turn_at = len(s)
             self.driver.on_turn(self)
+
+    # ----- the mesh (zoo_p2p.net.mesh) ---------------------------------------------------
+    def _mesh_address(self) -> tuple[str, str]:
+        return ("127.0.0.1", "127.0.0.1")
+
+    def _start_mesh(self) -> None:
+        bind, advertise = self._mesh_address()
+        try:
+            self.mesh = Mesh(self, bind=bind, advertise=advertise, curve=self._mesh_curve())
+        except zmq.ZMQError as exc:
+            self._mesh_on = False
+            self.driver.on_notice(f"no direct links (cannot listen on {bind}: {exc})")
+
+    def _mesh_curve(self) -> bool:
+        return True
+
+    def mesh_tunnel(self, data: bytes, to: int | None) -> None:
+        """Send a mesh message over the host link (host: to seat `to`, or every seat)."""
+
+    def mesh_notice(self, text: str) -> None:
+        """Tell the player something the mesh found out (and log it)."""
+        log.warning("%s", text)
+        self.driver.on_notice(text)
+
+    def mesh_log_path(self) -> Any:
+        """Where our log file is (proofs are kept beside it)."""
+        return getattr(self.sink, "path", None)
+
+    def mesh_stop(self, verdict: Verdict) -> None:
+        """Stop the game with a proven verdict (ours or a peer's proof that we checked)."""
+        if self.stopped is not None or self.session is None:
+            return
+        s = self.session
+        who = seat_word(verdict.seat, s.seats[verdict.seat].team.label)
+        why = shown(verdict.reason)
+        text = f"the game is stopped: {who} cheated ({why})"
+        if verdict.saved is not None:
+            text += f"; the proof is kept in {verdict.saved}"
+        self.driver.on_notice(text)
+        self.stopped = Outcome(False, f"{who} cheated: {why}", len(s))
 
     def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
         """Send newly appended entries to whoever needs them (host: everyone; joiner: the host,
@@ -504,6 +569,8 @@ class Link:
                         fn()
                     continue
                 self.tick(now)
+                if self.mesh is not None:
+                    self.mesh.tick(now)
                 wake = min([t[0] for t in self._timers] + [now + self._idle_wake])
                 if deadline is not None:
                     wake = min(wake, deadline)
@@ -511,6 +578,8 @@ class Link:
                     if isinstance(sock, int):
                         if not self.driver.on_fd(sock, self):
                             self.poller.unregister(sock)
+                    elif self.mesh is not None and self.mesh.owns(sock):
+                        self.mesh.on_socket(sock)
                     else:
                         self.on_socket(sock)
         except KeyboardInterrupt:
@@ -530,6 +599,8 @@ class Link:
 
     def close(self) -> None:
         """Close every socket and the context, and the log file."""
+        if self.mesh is not None:
+            self.mesh.close()
         self.ctx.destroy(linger=0)
         close = getattr(self.sink, "close", None)
         if close is not None:
@@ -604,6 +675,7 @@ class HostOptions:
 
     players: int = 2
     bind: str = "127.0.0.1"
+    also_bind: tuple[str, ...] = ()  # more addresses to listen on, same port (issue 11)
     port: int = 0
     curve: bool = True
     name: str = "host"
@@ -661,16 +733,23 @@ class Host(Link):
             self.sock.curve_secretkey = server_secret
             self.sock.curve_publickey = self.server_pub_z85
             self.sock.curve_server = True
+        binds = [options.bind, *options.also_bind]
+        if any(":" in b for b in binds):
+            self.sock.setsockopt(zmq.IPV6, 1)
+        addr = options.bind
         try:
             if options.port:
-                self.sock.bind(f"tcp://{options.bind}:{options.port}")
+                self.sock.bind(f"tcp://{_bracket(addr)}:{options.port}")
                 port = options.port
             else:
-                port = self.sock.bind_to_random_port(f"tcp://{options.bind}")
+                port = self.sock.bind_to_random_port(f"tcp://{_bracket(addr)}")
+            for addr in options.also_bind:
+                self.sock.bind(f"tcp://{_bracket(addr)}:{port}")
         except zmq.ZMQError as exc:
             self.close()
-            raise NetError(f"cannot listen on {options.bind}:{options.port}: {exc}") from None
+            raise NetError(f"cannot listen on {addr} port {options.port}: {exc}") from None
         self.port = port
+        self.listening = [(b, port) for b in binds]  # what `zoo host` says it listens on
         self.invite = Invite(
             host=address, port=port, server_key=self.server_pub, fingerprint=fingerprint(self.pub)
         )
@@ -762,7 +841,22 @@ class Host(Link):
             data = wire.pack("entries", **{"from": first, "e": batch})
             for rid, conn in list(self.conns.items()):  # every live link of a seat
                 if conn.seat is not None and conn.seat != skip_seat:
+                    if self.mesh is not None and not self.mesh.relay_needed(conn.seat, batch):
+                        continue  # that seat hears every author directly
                     self._send(rid, data)
+
+    def _mesh_address(self) -> tuple[str, str]:
+        return (self.options.bind, self.invite.host)
+
+    def _mesh_curve(self) -> bool:
+        return self.options.curve
+
+    def mesh_tunnel(self, data: bytes, to: int | None) -> None:
+        """Pass a mesh message to one seat or to every seat over the host link."""
+        msg = wire.pack("mesh", m=data)
+        for rid, conn in list(self.conns.items()):
+            if conn.seat is not None and conn.seat != 0 and (to is None or conn.seat == to):
+                self._send(rid, msg)
 
     def _lobby_msg(self) -> bytes:
         seats = [[s.name, self.fingerprint(s.pub), s.team] for s in self.lobby]
@@ -923,6 +1017,9 @@ class Host(Link):
         elif kind == "sync":
             if self.session is not None and self._sync_allowed(conn, now):
                 self._send_entries(rid, msg["from"])
+        elif kind == "mesh":
+            if self.mesh is not None and conn.seat is not None:
+                self.mesh.on_tunnel(conn.seat, msg["m"])
         elif kind == "done":
             conn.done = True
         elif kind in ("bye", "leave"):
@@ -1049,6 +1146,9 @@ class Host(Link):
         else:
             have = min(hello.have, len(self.session.entries))
             self._send_entries(rid, have)
+            if self.mesh is not None:
+                for card in self.mesh.cards_for():
+                    self._send(rid, wire.pack("mesh", m=card))
             if hello.have > len(self.session.entries):
                 self._send(rid, wire.pack("sync", **{"from": len(self.session.entries)}))
             self._presence(now, force=True)
@@ -1247,6 +1347,8 @@ class Joiner(Link):
         )
         self.poller.register(self.sock, zmq.POLLIN)
         self.poller.register(self.monitor, zmq.POLLIN)
+        if invite.also:  # several addresses: connect to the first that answers (issue 11)
+            self.invite = invite = _first_reachable(invite, driver)
         self.sock.connect(invite.endpoint)
         self._began = time.monotonic()
         self._last_rx = self._began
@@ -1311,8 +1413,27 @@ class Joiner(Link):
             )
         )
 
+    def _mesh_address(self) -> tuple[str, str]:
+        return advertise_for(self.invite.host)
+
+    def _mesh_curve(self) -> bool:
+        return self.options.curve
+
+    def mesh_tunnel(self, data: bytes, to: int | None) -> None:
+        """Send a mesh message to the host."""
+        if self.host_pub is not None and to in (None, 0):
+            self._send(wire.pack("mesh", m=data))
+
     def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
-        """Send the entries we wrote ourselves to the host."""
+        """Send the entries we wrote ourselves to the host (unless it hears us directly)."""
+        s = self.session
+        if (
+            self.mesh is not None
+            and s is not None
+            and s.seat is not None
+            and self.mesh.hears(0, s.seat)
+        ):
+            return  # the host hears us directly: it has our entries already
         mine = entries[max(0, own_from - start) :]
         for f, batch in wire.batches(mine, max(start, own_from)):
             self._send(wire.pack("entries", **{"from": f, "e": batch}))
@@ -1448,6 +1569,9 @@ class Joiner(Link):
             else:
                 self.dropped += 1
                 log.warning("dropped a seats message that does not fit the seats")
+        elif kind == "mesh":
+            if self.mesh is not None:
+                self.mesh.on_tunnel(0, msg["m"])
         elif kind == "reject":
             self.stopped = Outcome(False, f"the host said: {shown(msg['reason'])}", self._have())
         elif kind == "leave":
@@ -1474,6 +1598,8 @@ class Joiner(Link):
             start, entries = 1, entries[1:]
             self.driver.on_notice("the game is set up: dealing…")
         gap = self.deliver(start, entries, "the host")
+        if self.mesh is not None:
+            self.mesh.heard(0, start, entries)
         if gap is not None:
             self._ask_sync(gap)
 

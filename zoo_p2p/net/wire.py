@@ -53,6 +53,7 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "who": {},
     "done": {"have": (int,)},
     "bye": {},
+    "mesh": {"m": (bytes,)},  # a mesh message (zoo_p2p.net.mesh) through the host link
 }
 
 

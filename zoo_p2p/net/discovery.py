@@ -1,0 +1,346 @@
+"""Find games on the local network: mDNS / DNS-SD adverts of ``_zoo-p2p._tcp`` (python-zeroconf).
+
+A host announces one service instance per game. Its TXT record carries (protocol/TRANSPORT.md,
+"LAN discovery"):
+
+=========  ===============================================================
+``v``      advert version, ``1``
+``name``   the host's display name (1-32 printable characters)
+``fp``     the host's fingerprint, ``ABCD-EFGH-IJKL-MNOP``
+``seats``  seats at the table (2-4)
+``taken``  seats already taken (1..seats)
+``variant`` ``standard`` or ``general``
+``inv``    the invite (at most 255 bytes; addresses that do not fit are left out)
+=========  ===============================================================
+
+Everything in an advert is hostile input: every field is checked and bounded, an advert with a
+bad field is dropped, and the invite's fingerprint must equal ``fp`` (the joiner then checks the
+host's signed welcome against that fingerprint, so an advert can point at a host but never
+impersonate one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from zoo_p2p.errors import ZooError
+from zoo_p2p.net.invite import (
+    MAX_ADDRESSES,
+    Address,
+    Invite,
+    InviteError,
+    check_host,
+    check_port,
+)
+
+if TYPE_CHECKING:
+    from zeroconf import ServiceInfo, Zeroconf
+
+log = logging.getLogger("zoo_p2p.net.discovery")
+
+SERVICE = "_zoo-p2p._tcp.local."
+BROWSE_SECONDS = 3.0
+MAX_ADVERTS = 32  # adverts kept from one browse (the rest are ignored)
+MAX_NAME = 32
+VARIANTS = ("standard", "general")
+_TXT_MAX = 255
+
+
+class DiscoveryError(ZooError):
+    """mDNS could not be used at all (no interface, sockets refused); the message says why."""
+
+
+@dataclass(frozen=True)
+class Advert:
+    """One game found on the LAN, every field checked."""
+
+    name: str
+    fingerprint: str
+    seats: int
+    taken: int
+    variant: str
+    invite: Invite
+
+    @property
+    def free(self) -> int:
+        """Seats still free."""
+        return self.seats - self.taken
+
+
+def _instance(name: str, fingerprint: str) -> str:
+    """A service instance label of at most 63 bytes: the name, cut on a character boundary."""
+    tail = f" {fingerprint}"
+    room = 63 - len(tail.encode())
+    clean = "".join(ch if ch.isprintable() and ch not in ".\\" else "_" for ch in name)
+    cut = clean.encode()[:room].decode("utf-8", errors="ignore") or "zoo"
+    return cut + tail
+
+
+def txt_for(invite: Invite, *, name: str, seats: int, taken: int, variant: str) -> dict[str, str]:
+    """The TXT properties that announce this game (the invite trimmed to fit 255 bytes)."""
+    inv = invite
+    while len(f"inv={inv}".encode()) > _TXT_MAX and inv.also:
+        inv = inv.with_addresses(list(inv.addresses[:-1]))
+    return {
+        "v": "1",
+        "name": name[:MAX_NAME],
+        "fp": invite.fingerprint,
+        "seats": str(seats),
+        "taken": str(taken),
+        "variant": variant,
+        "inv": str(inv),
+    }
+
+
+def parse_txt(props: dict[bytes, bytes | None], extra: list[Address] | None = None) -> Advert:
+    """Check a TXT record as hostile input; `extra` addresses (from A/AAAA records) are appended.
+
+    Raises InviteError or ValueError with the reason when any field is missing or wrong.
+    """
+
+    def get(key: str) -> str:
+        raw = props.get(key.encode())
+        if raw is None:
+            raise ValueError(f"advert without {key!r}")
+        if len(raw) > _TXT_MAX:
+            raise ValueError(f"advert field {key!r} too long")
+        return raw.decode("utf-8", errors="strict")
+
+    if get("v") != "1":
+        raise ValueError("advert of an unknown version")
+    name = get("name")
+    if not 1 <= len(name) <= MAX_NAME or not name.isprintable():
+        raise ValueError("advert with a bad name")
+    fp = get("fp").upper()
+    seats_t, taken_t = get("seats"), get("taken")
+    if not (seats_t.isascii() and seats_t.isdigit() and taken_t.isascii() and taken_t.isdigit()):
+        raise ValueError("advert with bad seat counts")
+    seats, taken = int(seats_t[:2]), int(taken_t[:2])
+    if not 2 <= seats <= 4 or not 1 <= taken <= seats:
+        raise ValueError("advert with bad seat counts")
+    variant = get("variant")
+    if variant not in VARIANTS:
+        raise ValueError("advert with an unknown variant")
+    inv = Invite.parse(get("inv"))
+    if inv.fingerprint != fp:
+        raise ValueError("advert whose invite is for another fingerprint")
+    if extra:
+        have = list(inv.addresses)
+        for host, port in extra:
+            try:
+                a = (check_host(host), check_port(port))
+            except InviteError:
+                continue
+            if a not in have and len(have) < MAX_ADDRESSES:
+                have.append(a)
+        inv = inv.with_addresses(have)
+    return Advert(name, fp, seats, taken, variant, inv)
+
+
+def _zeroconf(addresses: list[str] | None) -> Zeroconf:
+    from zeroconf import InterfaceChoice, IPVersion, Zeroconf
+
+    try:
+        if addresses:
+            return Zeroconf(interfaces=addresses, ip_version=IPVersion.V4Only)
+        return Zeroconf(interfaces=InterfaceChoice.All, ip_version=IPVersion.V4Only)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise DiscoveryError(
+            f"cannot use mDNS on this machine ({exc}); give the other players the invite instead"
+        ) from None
+
+
+class Announcer:
+    """Advertise one game on the LAN from a background thread; `update()` the seats; `close()`."""
+
+    def __init__(
+        self,
+        invite: Invite,
+        *,
+        name: str,
+        seats: int,
+        taken: int,
+        variant: str,
+        interfaces: list[str] | None = None,
+    ) -> None:
+        self.invite = invite
+        self.name = name
+        self.seats = seats
+        self.taken = taken
+        self.variant = variant
+        self.interfaces = interfaces
+        self.error: str | None = None
+        self.registered = threading.Event()
+        self.done = threading.Event()
+        self._lock = threading.Lock()
+        self._zc: Zeroconf | None = None
+        self._info: ServiceInfo | None = None
+        self._thread = threading.Thread(target=self._run, name="zoo-announce", daemon=True)
+
+    def start(self) -> Announcer:
+        """Begin announcing (returns at once; `wait()` tells how it went)."""
+        self._thread.start()
+        return self
+
+    def _make_info(self) -> ServiceInfo:
+        from zeroconf import ServiceInfo
+
+        ips = [
+            socket.inet_pton(socket.AF_INET6 if ":" in h else socket.AF_INET, h)
+            for h, _ in self.invite.addresses
+            if _is_ip(h)
+        ]
+        return ServiceInfo(
+            SERVICE,
+            f"{_instance(self.name, self.invite.fingerprint)}.{SERVICE}",
+            addresses=ips,
+            port=self.invite.port,
+            properties=txt_for(
+                self.invite,
+                name=self.name,
+                seats=self.seats,
+                taken=self.taken,
+                variant=self.variant,
+            ),
+            server=f"zoo-{self.invite.fingerprint.lower()}.local.",
+        )
+
+    def _run(self) -> None:
+        try:
+            zc = _zeroconf(self.interfaces)
+            info = self._make_info()
+            with self._lock:
+                self._zc, self._info = zc, info
+            zc.register_service(info, allow_name_change=True)
+            self.registered.set()
+        except DiscoveryError as exc:
+            self.error = str(exc)
+        except Exception as exc:  # zeroconf's own errors: a clear line, never a traceback
+            self.error = f"could not announce the game on the LAN ({type(exc).__name__}: {exc})"
+        finally:
+            self.done.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to `timeout` s for the advert to be on the network; True if it is."""
+        self.done.wait(timeout)
+        return self.registered.is_set()
+
+    def update(self, taken: int) -> None:
+        """Announce a new count of seats taken (no-op if not registered)."""
+        if taken == self.taken:
+            return
+        self.taken = taken
+        if not self.registered.is_set():
+            return
+        with self._lock:
+            if self._zc is None:
+                return
+            try:
+                self._info = self._make_info()
+                self._zc.update_service(self._info)
+            except Exception as exc:
+                log.info("could not update the advert: %s", exc)
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Withdraw the advert (bounded) and stop zeroconf."""
+        self._thread.join(timeout)
+
+        def stop() -> None:
+            with self._lock:
+                zc, info = self._zc, self._info
+                self._zc = None
+            if zc is None:
+                return
+            with contextlib.suppress(Exception):
+                if self.registered.is_set() and info is not None:
+                    zc.unregister_service(info)
+            with contextlib.suppress(Exception):
+                zc.close()
+
+        t = threading.Thread(target=stop, name="zoo-announce-stop", daemon=True)
+        t.start()
+        t.join(timeout)
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def browse(
+    seconds: float = BROWSE_SECONDS, *, interfaces: list[str] | None = None
+) -> tuple[list[Advert], int]:
+    """Listen for game adverts for `seconds` (bounded); return the valid ones and how many were
+    dropped as malformed. Raises DiscoveryError if mDNS cannot be used at all."""
+    from zeroconf import ServiceBrowser, ServiceStateChange
+
+    start = time.monotonic()
+    zc = _zeroconf(interfaces)
+    names: list[str] = []
+    seen: set[str] = set()
+    lock = threading.Lock()
+
+    def on_change(
+        zeroconf: object, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
+        if state_change in (ServiceStateChange.Added, ServiceStateChange.Updated):
+            with lock:
+                if name not in seen and len(seen) < MAX_ADVERTS:
+                    seen.add(name)
+                    names.append(name)
+
+    found: list[Advert] = []
+    bad = 0
+    browser = None
+    try:
+        browser = ServiceBrowser(zc, SERVICE, handlers=[on_change])
+        done: set[str] = set()
+        while True:
+            left = seconds - (time.monotonic() - start)
+            with lock:
+                todo = [n for n in names if n not in done]
+            for name in todo:
+                done.add(name)
+                ms = int(max(0.2, seconds - (time.monotonic() - start)) * 1000)
+                try:
+                    info = zc.get_service_info(SERVICE, name, timeout=min(ms, 1500))
+                except Exception as exc:
+                    log.info("advert %r unreadable: %s", name[:80], exc)
+                    info = None
+                if info is None:
+                    bad += 1
+                    continue
+                try:
+                    port = info.port if isinstance(info.port, int) else 0
+                    extra = [
+                        (a, port)
+                        for a in info.parsed_addresses()[:MAX_ADDRESSES]
+                        if 0 < port < 65536 and _is_ip(a) and "%" not in a
+                    ]
+                    advert = parse_txt(dict(info.properties), extra)
+                except (InviteError, ValueError, UnicodeDecodeError, TypeError) as exc:
+                    log.info("dropped an advert: %s", exc)
+                    bad += 1
+                    continue
+                if all(a.fingerprint != advert.fingerprint for a in found):
+                    found.append(advert)
+            if left <= 0:
+                break
+            time.sleep(min(0.1, left))
+    finally:
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                browser.cancel()
+        with contextlib.suppress(Exception):
+            zc.close()
+    return found, bad
