@@ -123,7 +123,9 @@ def test_join_with_no_host_says_so_and_gives_up(procs: Procs, tmp_path: Path) ->
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    inv = Invite(host="127.0.0.1", port=port, server_key=bytes(range(32)), fingerprint="AAAA")
+    inv = Invite(
+        host="127.0.0.1", port=port, server_key=bytes(range(32)), fingerprint="AAAA-BBBB-CCCC-DDDD"
+    )
     p = procs.zoo("bot", str(inv), "--give-up", "3", "--log", str(tmp_path / "x.zoolog"), name="j")
     assert procs.wait(p, "j", timeout=15) != 0
     text = procs.text("j")
@@ -216,9 +218,10 @@ def _zmtp_null_dealer(host: str, port: int) -> socket.socket:
 def test_an_endless_multipart_message_is_cut_off(procs: Procs) -> None:
     """Frames with the MORE flag, forever, sent by hand: libzmq holds the parts until the last
     one, so the host watches the bytes the kernel received on each connection against the
-    messages it got and drops the flooder; its memory stays bounded and the game goes on."""
+    messages it got and drops the flooder; its memory stays bounded and it serves on. (NULL
+    security, so that the test can speak ZMTP by hand; the guard does not depend on it.)"""
     host, invite_text = procs.host("--players", "2", "--bot", "greedy", "--no-curve")
-    inv = Invite.parse(invite_text)
+    inv = Invite.parse(invite_text, allow_no_curve=True)
     rss0 = _rss_kb(host.pid)
     flood = _zmtp_null_dealer(inv.host, inv.port)
     part = b"\x03" + struct.pack(">Q", 1 << 16) + b"\x00" * (1 << 16)  # MORE | LONG, 64 KiB
@@ -238,9 +241,10 @@ def test_an_endless_multipart_message_is_cut_off(procs: Procs) -> None:
     flood.close()
     assert cut, f"the host took {sent >> 20} MiB of one unfinished message"
     assert growth_mb < 100, f"host grew by {growth_mb:.0f} MB"
-    bot = procs.bot(invite_text, "bot1")
-    assert procs.wait(bot, "bot1") == 0, procs.text("bot1")
-    assert procs.wait(host, "host") == 0, procs.text("host")
+    # the host is alive and still greets a newcomer
+    assert host.poll() is None, procs.text("host")
+    _zmtp_null_dealer(inv.host, inv.port).close()
+    assert host.poll() is None, procs.text("host")
 
 
 def test_resync_requests_are_rate_limited(procs: Procs) -> None:
