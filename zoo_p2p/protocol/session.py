@@ -279,6 +279,7 @@ class Session:
         # clocks, claims and resignations (§10)
         self.clocks: Clocks = g.clocks
         self._floors: list[Floor | None] = [None, self._floor]  # the floor at each log length
+        self._totals_at: list[tuple[int, ...] | None] = [None, None]  # public totals, likewise
         self._votes: dict[int, Vote] = {}
         self._vote_at = 0  # the log length the held votes are about
         self._voted_at = 0  # we signed a vote at this log length: the floor holder is late
@@ -521,6 +522,8 @@ class Session:
         self._authors.append(e.seat)
         self._head = sha256(e.raw)
         self._floors.append(self._floor)
+        st = self.state
+        self._totals_at.append(None if st is None else tuple(x.total for x in st.scores()))
         events.insert(0, EntryAccepted(e.seq, e.seat, e.kind))
         return events
 
@@ -1018,7 +1021,7 @@ class Session:
         claimed, at, by = self._claim_check(e, e.seq)
         floor = self._floors[at]
         assert floor is not None
-        totals = self._totals()
+        totals = self._totals_at[at] or tuple(0 for _ in range(self.n))  # at the claimed head
         self.ending = Ending(
             CLAIMED,
             seat=claimed,
