@@ -3,11 +3,13 @@ picking a game found on the LAN, and the router's port mapping. The commands cal
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -147,13 +149,18 @@ def pick_game(console: Console, seconds: float, *, interactive: bool | None = No
     console.print(Text(f"looking for games on the local network ({seconds:g} s)…"))
     t0 = time.monotonic()
     try:
-        games, bad = browse(seconds)
+        found = browse(seconds)
     except DiscoveryError as exc:
         raise ZooError(str(exc)) from None
+    games, bad = found.games, found.dropped
     if not games:
+        why = (
+            f"mDNS multicast is blocked here: {shown(found.trouble, 120)}"
+            if found.trouble
+            else "is the host on this network? mDNS multicast may be blocked here"
+        )
         raise ZooError(
-            f"no game found on the local network within {time.monotonic() - t0:.0f} s "
-            "(is the host on this network? mDNS multicast may be blocked here). "
+            f"no game found on the local network within {time.monotonic() - t0:.0f} s ({why}). "
             "Ask the host for the invite and run: zoo join INVITE"
         )
     open_games = [g for g in games if g.free > 0]
@@ -244,3 +251,95 @@ def map_port(
             )
         )
     return pm, (m.external_ip, m.external_port)
+
+
+# ----- the host's side, in one place ----------------------------------------------------------
+class LanDriver:
+    """Wraps a front-end driver: keeps the LAN advert's seat count current and withdraws the
+    advert when the game starts (everything else goes to the wrapped driver)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.announcer: Announcer | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def on_lobby(self, seats: Any, *args: Any, **kw: Any) -> None:
+        """Count the seats taken in the advert, then let the front-end show the lobby."""
+        if self.announcer is not None:
+            with contextlib.suppress(TypeError):
+                self.announcer.update(len(seats))
+        self.inner.on_lobby(seats, *args, **kw)
+
+    def on_started(self, *args: Any, **kw: Any) -> None:
+        """The table is full: nobody else can join, so stop advertising (in the background)."""
+        if self.announcer is not None:
+            ann, self.announcer = self.announcer, None
+            threading.Thread(target=ann.close, name="zoo-unannounce", daemon=True).start()
+        self.inner.on_started(*args, **kw)
+
+
+@dataclass
+class Reach:
+    """What the host set up to be reached: the advert and the port mapping, to undo at the end."""
+
+    driver: LanDriver | None = None
+    mapper: PortMapper | None = None
+    invite: Invite | None = None
+
+    def close(self) -> None:
+        """Withdraw the advert and remove the port mapping (each bounded)."""
+        if self.driver is not None and self.driver.announcer is not None:
+            self.driver.announcer.close()
+            self.driver.announcer = None
+        if self.mapper is not None:
+            self.mapper.close()
+            self.mapper = None
+
+
+def set_up_host(
+    console: Console,
+    host: Any,
+    plan: ListenPlan,
+    *,
+    driver: LanDriver | None,
+    name: str,
+    players: int,
+    variant: str,
+    upnp: bool,
+    announce: bool,
+    qr: bool,
+) -> Reach:
+    """After the host socket is bound: say where it listens, map the port if asked, put every
+    address in the invite, print it (lines, maybe QR) and announce it on the LAN."""
+    from zoo_p2p.net.invite import MAX_ADDRESSES
+
+    reach = Reach(driver=driver)
+    port = int(host.port)
+    for note in plan.notes:
+        console.print(Text(note, style="yellow"))
+    say_listening(console, list(getattr(host, "listening", [(plan.bind, port)])))
+    addrs: list[tuple[str, int]] = [(h, port) for h in plan.advertise]
+    if upnp:
+        reach.mapper, mapped = map_port(console, port, plan.advertise)
+        if mapped is not None and mapped not in addrs:
+            addrs.append(mapped)
+    elif private_only(plan.advertise) and any(
+        not ipaddress.ip_address(h).is_loopback for h in plan.advertise if _is_ip(h)
+    ):
+        console.print(
+            Text(
+                "your addresses are private: players on other networks cannot reach them "
+                "(see --upnp, or README 'Finding each other')",
+                style="dim",
+            )
+        )
+    host.invite = host.invite.with_addresses(addrs[:MAX_ADDRESSES])
+    reach.invite = host.invite
+    print_invite(console, host.invite, qr=qr)
+    if announce and driver is not None:
+        driver.announcer = start_announcer(
+            console, host.invite, name=name, seats=players, variant=variant
+        )
+    return reach

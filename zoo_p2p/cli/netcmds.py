@@ -613,7 +613,7 @@ def run_host(
     variant: str,
     first: int | None,
     port: int,
-    bind: str,
+    bind: str | None,
     address: str | None,
     log_path: Path | None,
     name: str,
@@ -629,8 +629,12 @@ def run_host(
     quiet: bool,
     console: Console,
     bot_delay: float = 0.0,
+    upnp: bool = False,
+    announce: bool = True,
+    qr: bool = False,
 ) -> int:
     """Host a game (our seat human or bot) and return the exit code."""
+    from zoo_p2p.cli import lan
     from zoo_p2p.net.peer import Host, HostOptions, raw_public
 
     key = load_identity(identity)
@@ -640,24 +644,43 @@ def run_host(
     if not curve:
         console.print(Text("CURVE is off: traffic is readable on the network", style="red"))
     meta = {"role": "host", "port": port, "bind": bind, "curve": curve}
+    plan = lan.listen_plan(bind, address)
+    lan_driver = lan.LanDriver(driver)
     opts = HostOptions(
-        players=players, bind=bind, port=port, curve=curve, name=name, team=team, give_up=give_up
+        players=players,
+        bind=plan.bind,
+        also_bind=plan.also_bind,
+        port=port,
+        curve=curve,
+        name=name,
+        team=team,
+        give_up=give_up,
     )
     host = Host(
         key=key,
-        driver=driver,
+        driver=lan_driver,
         make_session=session_factory(key),
         open_log=log_opener(log_path, meta),
         options=opts,
         make_genesis=genesis_factory(key, variant, first),
         fingerprint=fingerprint,
-        address=address or (bind if bind not in ("0.0.0.0", "*") else _guess_address()),
+        address=plan.advertise[0],
+    )
+    console.print(Text(f"you are {name} — fingerprint {fingerprint(raw_public(key))}"))
+    reach = lan.set_up_host(
+        console,
+        host,
+        plan,
+        driver=lan_driver,
+        name=name,
+        players=players,
+        variant=variant,
+        upnp=upnp,
+        announce=announce,
+        qr=qr,
     )
     meta["port"] = host.port
     meta["invite"] = str(host.invite)
-    console.print(Text(f"you are {name} — fingerprint {fingerprint(raw_public(key))}"))
-    console.print(Text("invite (give this to the other players):", style="bold"))
-    console.print(str(host.invite), soft_wrap=True)
     if invite_file is not None:
         tmp = invite_file.with_name(invite_file.name + ".tmp")
         tmp.write_text(str(host.invite) + "\n")
@@ -666,16 +689,8 @@ def run_host(
     tmpdir = Path(tempfile.mkdtemp(prefix="zoo-bots-"))
     try:
         if bots:  # our own bots come in over loopback whatever the invite says
-            local = (
-                host.invite
-                if bind not in ("0.0.0.0", "*")
-                else Invite(
-                    host="127.0.0.1",
-                    port=host.port,
-                    server_key=host.invite.server_key,
-                    fingerprint=host.invite.fingerprint,
-                )
-            )
+            here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(plan.bind, plan.bind)
+            local = host.invite.with_addresses([(here, host.port)])
             procs = _spawn_bots(local, bots, level, bot_delay, tmpdir)
         console.print(f"waiting for {players - 1} player(s) to join…")
         host.start_if_ready()
@@ -683,11 +698,12 @@ def run_host(
     finally:
         _reap(procs)
         shutil.rmtree(tmpdir, ignore_errors=True)
+        reach.close()
     return _finish(host, outcome, log_path, console)
 
 
 def run_join(
-    invite_text: str,
+    invite_text: str | None,
     *,
     name: str,
     team: int | None,
@@ -704,10 +720,15 @@ def run_join(
     """Join a game as a human (level None) or a bot; resumes if `log_path` already holds it."""
     from zoo_p2p.net.peer import Joiner, JoinOptions, raw_public
 
-    try:
-        invite = Invite.parse(invite_text)
-    except InviteError as exc:
-        raise typer.BadParameter(str(exc)) from None
+    if invite_text is None:  # no invite: find the game on the LAN (issue 11)
+        from zoo_p2p.cli.lan import pick_game
+
+        invite = pick_game(console, 3.0)
+    else:
+        try:
+            invite = Invite.parse(invite_text, allow_no_curve=not curve)
+        except InviteError as exc:
+            raise typer.BadParameter(str(exc)) from None
     key = load_identity(identity, ephemeral=ephemeral)
     driver: Any = (
         BotDriver(level, seed=seed, delay=delay, console=console) if level else HumanDriver(console)
@@ -766,9 +787,13 @@ def run_resume(
         BotDriver(bot, seed=None, delay=delay, console=console) if bot else HumanDriver(console)
     )
     if session.seat == 0:
+        from zoo_p2p.cli import lan
+
+        plan = lan.listen_plan(bind or meta.get("bind"), None)
         opts = HostOptions(
             players=len(session.seats),
-            bind=bind or meta.get("bind", "0.0.0.0"),
+            bind=plan.bind,
+            also_bind=plan.also_bind,
             port=port or int(meta.get("port", 0)),
             curve=meta.get("curve", True),
             name=session.seats[0].name,
@@ -784,10 +809,11 @@ def run_resume(
             fingerprint=fingerprint,
             session=session,
             sink=sink,
-            address=_guess_address() if opts.bind in ("0.0.0.0", "*") else opts.bind,
+            address=plan.advertise[0],
         )
-        console.print(f"resuming as host from entry {len(session.entries)}; invite:")
-        console.print(str(host.invite), soft_wrap=True)
+        host.invite = host.invite.with_addresses([(h, host.port) for h in plan.advertise])
+        console.print(f"resuming as host from entry {len(session.entries)}")
+        lan.print_invite(console, host.invite)
         host.start_if_ready()
         outcome = host.run()
         return _finish(host, outcome, log_path, console)
@@ -816,7 +842,10 @@ def run_resume(
 
 # ----------------------------------------------------------------------------- commands
 # Options that several commands share.
-InviteArg = Annotated[str, typer.Argument(help="The invite string the host printed.")]
+InviteArg = Annotated[
+    str | None,
+    typer.Argument(help="The invite the host printed (none: look for games on the LAN)."),
+]
 GiveUpOpt = Annotated[float | None, typer.Option(help="Stop after N s without the host.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")]
@@ -844,7 +873,9 @@ def host_cmd(
         str, typer.Option(help="First player: 'random' (fair draw) or a seat 1-4.")
     ] = "random",
     port: Annotated[int, typer.Option(help="TCP port to listen on (0: any free port).")] = 0,
-    bind: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
+    bind: Annotated[
+        str | None, typer.Option(help="Address to listen on (default: every reachable one).")
+    ] = None,
     address: Annotated[str | None, typer.Option(help="Address written in the invite.")] = None,
     log: Annotated[Path | None, typer.Option(help="Where to save the game log.")] = None,
     name: Annotated[str, typer.Option(help="Your name at the table.")] = "host",
@@ -859,6 +890,13 @@ def host_cmd(
     ] = None,
     give_up: Annotated[float | None, typer.Option(help="Stop after N s with nobody else.")] = None,
     delay: Annotated[float, typer.Option(help="Seconds a bot waits before moving.")] = 0.0,
+    announce: Annotated[
+        bool, typer.Option("--announce/--no-announce", help="Announce the game on the LAN.")
+    ] = True,
+    upnp: Annotated[
+        bool, typer.Option("--upnp", help="Ask the router to forward the port (UPnP).")
+    ] = False,
+    qr: Annotated[bool, typer.Option("--qr", help="Also show the invite as a QR code.")] = False,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -888,12 +926,15 @@ def host_cmd(
             delay=delay,
             quiet=quiet,
             console=_console(quiet),
+            upnp=upnp,
+            announce=announce,
+            qr=qr,
         )
     )
 
 
 def join_cmd(
-    invite: InviteArg,
+    invite: InviteArg = None,
     name: Annotated[str, typer.Option(help="Your name at the table.")] = "player",
     team: Annotated[
         str | None, typer.Option(help="Ask for a team: yellow, blue, green, red.")
@@ -925,7 +966,7 @@ def join_cmd(
 
 
 def bot_cmd(
-    invite: InviteArg,
+    invite: InviteArg = None,
     level: Annotated[str, typer.Option(help="random, greedy or hard.")] = "greedy",
     name: Annotated[str | None, typer.Option(help="The bot's name at the table.")] = None,
     team: Annotated[str | None, typer.Option(help="Ask for a team.")] = None,
