@@ -48,6 +48,7 @@ log = logging.getLogger("zoo_p2p.net.discovery")
 
 SERVICE = "_zoo-p2p._tcp.local."
 BROWSE_SECONDS = 3.0
+SETTLE = 1.0  # once a game is found, stop after this long without another new one
 MAX_ADVERTS = 32  # adverts kept from one browse (the rest are ignored)
 MAX_NAME = 32
 VARIANTS = ("standard", "general")
@@ -356,11 +357,14 @@ def _browse(seconds: float, interfaces: list[str] | None) -> tuple[list[Advert],
     try:
         browser = ServiceBrowser(zc, SERVICE, handlers=[on_change])
         done: set[str] = set()
+        last_new = 0.0
         while True:
             left = seconds - (time.monotonic() - start)
             with lock:
                 todo = [n for n in names if n not in done]
             for name in todo:
+                if time.monotonic() - start >= seconds:
+                    break  # the bound holds even against a flood of adverts
                 done.add(name)
                 ms = int(max(0.2, seconds - (time.monotonic() - start)) * 1000)
                 try:
@@ -385,7 +389,9 @@ def _browse(seconds: float, interfaces: list[str] | None) -> tuple[list[Advert],
                     continue
                 if all(a.fingerprint != advert.fingerprint for a in found):
                     found.append(advert)
-            if left <= 0:
+                    last_new = time.monotonic()
+            quiet_for = time.monotonic() - last_new
+            if left <= 0 or (found and quiet_for >= SETTLE and time.monotonic() - start >= SETTLE):
                 break
             time.sleep(min(0.1, left))
     finally:
