@@ -9,19 +9,28 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Iterator
+import struct
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import BinaryIO
 
-import msgpack
 import platformdirs
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from zoo_p2p.errors import IdentityError, LogError, RemoteProtocolError
+from zoo_p2p.protocol.audit import AuditReport, audit
 from zoo_p2p.protocol.crypto import sha256
-from zoo_p2p.protocol.encoding import MAX_ENTRY_SIZE, ZERO_HASH, decode_entry
+from zoo_p2p.protocol.encoding import (
+    MAX_ENTRY_SIZE,
+    MAX_LOG_BYTES,
+    MAX_LOG_ENTRIES,
+    ZERO_HASH,
+    decode_entry,
+)
+from zoo_p2p.protocol.evidence import MAX_PROOF_SIZE
 
 APP_NAME = "zoo-p2p"
 IDENTITY_FILE = "identity.key"
@@ -101,6 +110,145 @@ def load_identity(path: Path) -> Ed25519PrivateKey:
 
 
 # ---------------------------------------------------------------------- log reading
+_READ_CHUNK = 64 * 1024
+_SIG_HEADER = b"\xc4\x40"
+# The largest payload that fits an entry: 0x92, bin16 header (3), payload, sig header (2), sig.
+_MAX_FRAME_PAYLOAD = MAX_ENTRY_SIZE - 1 - 3 - 2 - 64
+
+
+def _open_regular(path: Path | str) -> BinaryIO:
+    """Open a file for reading, refusing (LogError) anything but a regular file.
+
+    Opened non-blocking first, so a FIFO is refused instead of waiting for a writer; /dev/zero,
+    directories and sockets are refused the same way. FileNotFoundError is passed through.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise LogError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise LogError(f"{path} is not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=_READ_CHUNK)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class LogReader:
+    """Stream a log file entry by entry with bounded memory (PROTOCOL.md §2.3).
+
+    Iterating yields each entry's bytes. The file must be a regular file of at most
+    MAX_LOG_BYTES (else LogError before anything is read). Entries are found by their framing
+    alone (`0x92`, a bin8/bin16 payload, `0xc4 0x40` and a 64-byte signature): bytes that cannot
+    start an entry raise LogError naming the entry index when they are reached, so every entry
+    before them is seen first. A final frame cut short is a **torn tail**: iteration ends and
+    `torn_bytes` says how many bytes were dropped.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        """Open `path`; LogError if it is missing, not a regular file, or too large."""
+        self.path = Path(path)
+        try:
+            self._file = _open_regular(path)
+        except FileNotFoundError:
+            raise LogError(f"cannot read {path}: no such file") from None
+        size = os.fstat(self._file.fileno()).st_size
+        if size > MAX_LOG_BYTES:
+            self._file.close()
+            raise LogError(
+                f"{path} is {size} bytes; no game log can exceed {MAX_LOG_BYTES} bytes "
+                f"({MAX_LOG_ENTRIES} entries of at most {MAX_ENTRY_SIZE} bytes)"
+            )
+        self.size = size
+        self.count = 0
+        self.offset = 0
+        self.torn_bytes = 0
+        self._done = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self
+
+    def _read(self, n: int) -> bytes:
+        data = self._file.read(n)
+        self.offset += len(data)
+        return data
+
+    def _torn(self, got: int) -> None:
+        self.torn_bytes = got
+        self.close()
+        raise StopIteration
+
+    def _garbage(self, start: int, what: str) -> LogError:
+        self.close()
+        return LogError(f"bytes at offset {start} are not an entry ({what})", index=self.count)
+
+    def __next__(self) -> bytes:
+        if self._done:
+            raise StopIteration
+        start = self.offset
+        first = self._read(1)
+        if not first:
+            self.close()
+            raise StopIteration
+        if first != b"\x92":
+            raise self._garbage(start, f"starts with byte 0x{first[0]:02x}, not 0x92")
+        tag = self._read(1)
+        if not tag:
+            self._torn(1)
+        if tag == b"\xc4":
+            head = self._read(1)
+        elif tag == b"\xc5":
+            head = self._read(2)
+        else:
+            raise self._garbage(start, "its payload is not a msgpack bin")
+        frame = first + tag + head
+        if len(head) < (1 if tag == b"\xc4" else 2):
+            self._torn(len(frame))
+        plen = int.from_bytes(head, "big")
+        if plen > _MAX_FRAME_PAYLOAD:
+            raise self._garbage(start, f"a payload of {plen} bytes cannot fit an entry")
+        payload = self._read(plen)
+        frame += payload
+        if len(payload) < plen:
+            self._torn(len(frame))
+        sig_head = self._read(2)
+        frame += sig_head
+        if sig_head != _SIG_HEADER[: len(sig_head)]:
+            raise self._garbage(start, "its signature is not a 64-byte msgpack bin")
+        if len(sig_head) < 2:
+            self._torn(len(frame))
+        sig = self._read(64)
+        frame += sig
+        if len(sig) < 64:
+            self._torn(len(frame))
+        self.count += 1
+        return frame
+
+    def close(self) -> None:
+        """Close the file (iteration ends)."""
+        self._done = True
+        with contextlib.suppress(OSError):
+            self._file.close()
+
+    def __enter__(self) -> LogReader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
 @dataclass(frozen=True)
 class LogRead:
     """The entries read from a log file, and whether a torn last entry was dropped."""
@@ -124,49 +272,96 @@ class LogRead:
         )
 
 
-def split_entries(data: bytes) -> LogRead:
-    """Split a log's bytes into entries; a torn tail is dropped; garbage raises LogError."""
-    unpacker = msgpack.Unpacker(
-        raw=False,
-        max_buffer_size=max(len(data), 1),
-        max_bin_len=MAX_ENTRY_SIZE,
-        max_str_len=256,
-        max_array_len=64,
-        max_map_len=0,
-        max_ext_len=0,
-    )
-    unpacker.feed(data)
-    entries: list[bytes] = []
-    start = 0
-    while True:
-        try:
-            obj = unpacker.unpack()
-        except msgpack.OutOfData:
-            break
-        except Exception as exc:
-            raise LogError(
-                f"unreadable bytes at offset {start}: {exc}", index=len(entries)
-            ) from None
-        end = unpacker.tell()
-        if not (isinstance(obj, list) and len(obj) == 2 and all(type(x) is bytes for x in obj)):
-            raise LogError("not an entry [payload, sig]", index=len(entries))
-        entries.append(data[start:end])
-        start = end
-    return LogRead(entries, len(data) - start)
-
-
 def read_log(path: Path | str) -> LogRead:
-    """Read every complete entry of a log file (a torn last entry is dropped and reported)."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise LogError(f"cannot read {path}: {exc}") from None
-    return split_entries(data)
+    """Read every complete entry of a log file (a torn last entry is dropped and reported).
+
+    LogError if the file is not a regular file, is larger than any game (MAX_LOG_BYTES), or
+    holds bytes that cannot be an entry (the error names the entry index).
+    """
+    with LogReader(path) as reader:
+        entries = list(reader)
+    return LogRead(entries, reader.torn_bytes)
 
 
 def iter_entries(path: Path | str) -> Iterator[bytes]:
-    """Yield the complete entries of a log file in order."""
-    yield from read_log(path).entries
+    """Yield the complete entries of a log file in order (streamed, bounded memory)."""
+    with LogReader(path) as reader:
+        yield from reader
+
+
+def audit_file(path: Path | str, *, proofs: Sequence[bytes] = ()) -> AuditReport:
+    """Audit a log file streaming (`zoo verify`, `zoo replay`): a verdict, never a traceback.
+
+    LogError only when the file cannot be read at all (missing, not a regular file, too large):
+    `zoo verify` calls that *unreadable*. Bytes that cannot be an entry are a fault at that entry
+    (reported only if every entry before them checks); a torn tail is reported in the verdict.
+    """
+    with LogReader(path) as reader:
+        return audit(reader, torn=lambda: reader.torn_bytes, proofs=proofs)
+
+
+# ---------------------------------------------------------------------- proofs sidecar
+PROOFS_SUFFIX = ".proofs"
+MAX_PROOFS = 16
+_LEN = struct.Struct(">I")
+
+
+def proofs_path(log_path: Path | str) -> Path:
+    """The evidence sidecar of a log: `<log>.proofs` next to it (PROTOCOL.md §9.3)."""
+    p = Path(log_path)
+    return p.with_name(p.name + PROOFS_SUFFIX)
+
+
+def read_proofs(log_path: Path | str) -> list[bytes]:
+    """The proofs stored next to a log (none if there is no sidecar).
+
+    The sidecar is `be32(length) ‖ proof` repeated; reading stops at MAX_PROOFS proofs, at a
+    length over MAX_PROOF_SIZE, or at a torn last record (all ignored, nothing raised): a proof
+    is re-checked by whoever uses it, so a damaged sidecar can only lose evidence, never forge it.
+    Raises LogError only if the sidecar exists but cannot be read as a regular file.
+    """
+    path = proofs_path(log_path)
+    if not os.path.lexists(path):
+        return []
+    try:
+        f = _open_regular(path)
+    except FileNotFoundError:
+        return []
+    out: list[bytes] = []
+    with f:
+        while len(out) < MAX_PROOFS:
+            head = f.read(_LEN.size)
+            if len(head) < _LEN.size:
+                break
+            (size,) = _LEN.unpack(head)
+            if not 0 < size <= MAX_PROOF_SIZE:
+                break
+            body = f.read(size)
+            if len(body) < size:
+                break
+            out.append(body)
+    return out
+
+
+def append_proof(log_path: Path | str, proof: bytes) -> bool:
+    """Append a proof to the log's sidecar (flushed and fsync'd); False if already held or full.
+
+    The caller checks the proof first (`zoo_p2p.protocol.evidence.check`); this only stores it.
+    """
+    if not 0 < len(proof) <= MAX_PROOF_SIZE:
+        raise LogError(f"refusing to store a proof of {len(proof)} bytes")
+    held = read_proofs(log_path)
+    if proof in held or len(held) >= MAX_PROOFS:
+        return False
+    path = proofs_path(log_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, _LEN.pack(len(proof)) + proof)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return True
 
 
 # ---------------------------------------------------------------------- log writing

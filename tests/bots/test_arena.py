@@ -53,7 +53,7 @@ def test_plan_rotates_seats_on_each_deal() -> None:
 
 @pytest.mark.parametrize(
     ("levels", "games", "variant"),
-    [(["hard"], 2, "standard"), (["hard", "expert"], 2, "standard"), (["hard", "greedy"], 0, "x")],
+    [(["hard"], 2, "standard"), (["hard", "wizard"], 2, "standard"), (["hard", "greedy"], 0, "x")],
 )
 def test_plan_rejects_bad_settings(levels: list[str], games: int, variant: str) -> None:
     with pytest.raises(ArenaError):
@@ -94,7 +94,7 @@ def test_cli_json() -> None:
     app = typer.Typer()
     app.command()(arena_command)
     result = CliRunner().invoke(
-        app, ["--games", "4", "--bots", "greedy,random", "--seed", "5", "--json"]
+        app, ["--games", "4", "--levels", "greedy,random", "--seed", "5", "--json"]
     )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -107,8 +107,8 @@ def test_cli_json() -> None:
 def test_cli_table_and_bad_level() -> None:
     app = typer.Typer()
     app.command()(arena_command)
-    ok = CliRunner().invoke(app, ["--games", "3", "--bots", "greedy", "--players", "3"])
+    ok = CliRunner().invoke(app, ["--games", "3", "--levels", "greedy", "--players", "3"])
     assert ok.exit_code == 0, ok.output
     assert "greedy" in ok.stdout and "Wilson" in ok.stdout
-    bad = CliRunner().invoke(app, ["--games", "1", "--bots", "hard,wizard"])
+    bad = CliRunner().invoke(app, ["--games", "1", "--levels", "hard,wizard"])
     assert bad.exit_code == 1

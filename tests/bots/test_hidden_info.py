@@ -8,6 +8,7 @@ import pytest
 
 from zoo_p2p.bots import make_bot
 from zoo_p2p.bots.base import Bot
+from zoo_p2p.bots.expert import ExpertBot, PeekBot
 from zoo_p2p.bots.hard import HardBot
 from zoo_p2p.rules import IllegalMoveError, KnownDeal, State, Team, Variant
 from zoo_p2p.rules.state import UNKNOWN
@@ -53,10 +54,12 @@ def _bots(level: str) -> tuple[Bot, Bot]:
             HardBot(seed=5, work=1500, clock=lambda: 0.0),
             HardBot(seed=5, work=1500, clock=lambda: 0.0),
         )
+    if level == "expert":
+        return ExpertBot(seed=5, work=1500), ExpertBot(seed=5, work=1500)
     return make_bot(level, seed=5), make_bot(level, seed=5)
 
 
-@pytest.mark.parametrize("level", ["random", "greedy", "hard"])
+@pytest.mark.parametrize("level", ["random", "greedy", "hard", "expert"])
 @pytest.mark.parametrize("variant", list(Variant))
 @pytest.mark.parametrize("plies", [0, 7])
 def test_same_public_view_same_decision(level: str, variant: Variant, plies: int) -> None:
@@ -80,3 +83,12 @@ def test_twins_really_differ_in_hidden_facts() -> None:
     cb.playout(random.Random(1))
     # the same random playout on the two deals diverges once hidden facts come up
     assert ca.digest() != cb.digest() or ca.scores() != cb.scores()
+
+
+def test_peek_uses_the_hidden_deal_and_the_expert_does_not() -> None:
+    # on twins the expert decides the same; peek, handed the oracle, may not (and handed the
+    # public state it cannot peek: it decides like the expert)
+    a, _b = _twin_states(107, 7, Variant.STANDARD)
+    expert = ExpertBot(seed=5, work=1500).choose(a)
+    assert PeekBot(seed=5, work=1500).choose(a.public()) == expert
+    assert PeekBot(seed=5, work=1500).level == "peek"

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from zoo_p2p.bots import LEVELS, make_bot
+from zoo_p2p.bots.expert import ExpertBot
 from zoo_p2p.bots.hard import HardBot
 from zoo_p2p.bots.policy import public_odds, scored_moves
 from zoo_p2p.rules import KnownDeal, Move, State, Team, Variant
@@ -15,6 +16,8 @@ from zoo_p2p.rules import KnownDeal, Move, State, Team, Variant
 def _bot(level: str, seed: int) -> object:
     if level == "hard":
         return HardBot(seed=seed, work=150, clock=lambda: 0.0)
+    if level == "expert":
+        return ExpertBot(seed=seed, work=150)
     return make_bot(level, seed=seed)
 
 
@@ -24,7 +27,8 @@ def test_full_games_only_legal_moves(seats: int, variant: Variant) -> None:
     rng = random.Random(seats * 10 + (variant is Variant.GENERAL))
     deal = KnownDeal.random(rng, variant)
     state = deal.new_state([Team(i) for i in range(seats)], first_seat=seats - 1)
-    bots = [_bot(LEVELS[(i + seats) % 3], seed=i) for i in range(seats)]
+    # the expert in every seat count and variant; the others rotate through the other seats
+    bots = [_bot("expert" if i == 0 else LEVELS[(i + seats) % 3], seed=i) for i in range(seats)]
     plies = 0
     while not state.is_terminal():
         legal = state.legal_moves()

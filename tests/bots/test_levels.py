@@ -12,7 +12,7 @@ from zoo_p2p.rules import KnownDeal, Team
 
 
 def test_levels_are_fixed() -> None:
-    assert LEVELS == ("random", "greedy", "hard")
+    assert LEVELS == ("random", "greedy", "hard", "expert")
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -22,8 +22,8 @@ def test_make_bot_each_level(level: str) -> None:
 
 
 def test_unknown_level_lists_levels() -> None:
-    with pytest.raises(ValueError, match="random, greedy, hard"):
-        make_bot("expert")
+    with pytest.raises(ValueError, match="random, greedy, hard, expert"):
+        make_bot("wizard")
 
 
 def test_hard_default_think_is_within_budget() -> None:
@@ -38,7 +38,7 @@ def test_no_move_raises_bot_error() -> None:
         state.apply_unchecked(state.legal_moves()[0])
     for level in LEVELS:
         with pytest.raises(BotError):
-            make_bot(level, seed=0, think=0.01).choose(state)
+            make_bot(level, seed=0, think=0.01, work=50).choose(state)
 
 
 def test_pending_reveal_raises_bot_error() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from zoo_p2p.bots import make_bot
 from zoo_p2p.bots.base import Bot, threatened_loss
+from zoo_p2p.bots.expert import ExpertBot
 from zoo_p2p.bots.hard import HardBot
 from zoo_p2p.rules import Send, Step, parse_move
 
@@ -15,10 +16,12 @@ from .conftest import low_board, position, tops_from
 def _bot(level: str, seed: int = 0) -> Bot:
     if level == "hard":
         return HardBot(seed=seed, work=16000, clock=lambda: 0.0)
+    if level == "expert":
+        return ExpertBot(seed=seed, work=4000)
     return make_bot(level, seed=seed)
 
 
-@pytest.mark.parametrize("level", ["greedy", "hard"])
+@pytest.mark.parametrize("level", ["greedy", "hard", "expert"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_takes_a_free_six_with_a_six(level: str, seed: int) -> None:
     state = position(low_board(), ["6@C3", "6@C4"])
@@ -26,7 +29,7 @@ def test_takes_a_free_six_with_a_six(level: str, seed: int) -> None:
     assert _bot(level, seed).choose(state) == parse_move("C3-C4")
 
 
-@pytest.mark.parametrize("level", ["greedy", "hard"])
+@pytest.mark.parametrize("level", ["greedy", "hard", "expert"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_does_not_step_next_to_a_bigger_opponent(level: str, seed: int) -> None:
     tops = low_board(C3=4)
@@ -41,7 +44,7 @@ def test_does_not_step_next_to_a_bigger_opponent(level: str, seed: int) -> None:
     assert threatened_loss(top, 0, after.on_board(0)) == 0
 
 
-@pytest.mark.parametrize("level", ["greedy", "hard"])
+@pytest.mark.parametrize("level", ["greedy", "hard", "expert"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_prefers_a_sure_animal_when_scores_are_equal(level: str, seed: int) -> None:
     tops = tops_from(["13333", "33333", "32422", "22221", "11101"])

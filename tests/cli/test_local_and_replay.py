@@ -79,18 +79,18 @@ def test_replay_dump_tells_the_whole_story(log3: Path) -> None:
     assert "the deal (top / bottom, * = mutant)" in r.output
 
 
-def test_replay_at_shows_the_board_at_that_entry(log3: Path) -> None:
-    r = runner.invoke(app, ["replay", str(log3), "--at", "30"])
+def test_replay_at_shows_the_board_after_that_move(log3: Path) -> None:
+    r = runner.invoke(app, ["replay", str(log3), "--at", "12"])
     assert r.exit_code == 0, r.output
-    assert "entry 30 of" in r.output and "│ 5 │" in r.output
+    assert "move 12 of" in r.output and "│ 5 │" in r.output
     r = runner.invoke(app, ["replay", str(log3), "--at", "100000"])
-    assert r.exit_code == 1 and "the log has entries 0 to" in r.output
+    assert r.exit_code == 1 and "the log has moves 0 (the start) to" in r.output
 
 
 def test_replay_interactive_navigation(log3: Path) -> None:
-    r = runner.invoke(app, ["replay", str(log3)], input="m\nm\nb\nj 40\nx\ne\nq\n")
+    r = runner.invoke(app, ["replay", str(log3)], input="n\nn\nb\nj 14\nx\ne\nq\n")
     assert r.exit_code == 0, r.output
-    assert "entry 40 of" in r.output
+    assert "move 14 of" in r.output
     assert "'x':" in r.output  # an unknown key is explained
     assert "Final score" in r.output
 

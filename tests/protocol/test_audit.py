@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from tests.protocol.conftest import finished_game
 from zoo_p2p.errors import RemoteProtocolError
-from zoo_p2p.protocol.audit import FAULT, INCOMPLETE, OK, audit
+from zoo_p2p.protocol.audit import INCOMPLETE, OK, REJECTED, audit
 from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Variant
@@ -61,7 +61,8 @@ def test_byte_flips_in_a_whole_log_make_the_auditor_name_the_entry() -> None:
         bad = bytearray(entries[i])
         bad[pos] ^= 1 << rng.randrange(8)
         report = audit([*entries[:i], bytes(bad), *entries[i + 1 :]])
-        assert report.verdict == FAULT and report.fault_index == i, (i, pos, report.fault_reason)
+        assert report.verdict == REJECTED and report.fault_index == i, (i, pos, report.fault_reason)
+        assert report.fault_seat is None  # a broken signature convicts nobody
 
 
 def test_truncated_log_is_incomplete_and_says_who_holds_the_floor() -> None:
@@ -77,7 +78,7 @@ def test_reordered_duplicated_or_missing_entries_are_faults() -> None:
     assert audit([e[0], e[2], e[1], *e[3:]]).fault_index == 1
     assert audit([*e[:5], e[4], *e[5:]]).fault_index == 5
     assert audit([*e[:5], *e[6:]]).fault_index == 5
-    assert audit([]).verdict == FAULT
+    assert audit([]).verdict == REJECTED
     assert audit([b"garbage"]).fault_index == 0
 
 
@@ -107,18 +108,18 @@ def test_verify_command_ok_fault_and_json(tmp_path: Path) -> None:
     data[len(entries[0]) + 40] ^= 0xFF
     bad.write_bytes(bytes(data))
     res = runner.invoke(_app(), [str(bad)])
-    assert res.exit_code == 1 and "FAULT" in res.output and "entry 1" in res.output
+    assert res.exit_code == 5 and "REJECTED" in res.output and "entry 1" in res.output
 
     torn = tmp_path / "torn.zoo"
     torn.write_bytes(good.read_bytes()[:-10])
     res = runner.invoke(_app(), ["--json", str(good), str(torn)])
-    assert res.exit_code == 1
+    assert res.exit_code == 3  # the last result entry is torn: incomplete
     out = json.loads(res.output)
     assert [r["verdict"] for r in out] == [OK, INCOMPLETE]
     assert out[1]["torn"] and out[0]["deal"] is not None and len(out[0]["deal"]) == 50
 
     res = runner.invoke(_app(), [str(tmp_path / "missing.zoo")])
-    assert res.exit_code == 1 and "FAULT" in res.output
+    assert res.exit_code == 6 and "UNREADABLE" in res.output
 
 
 def test_registered_zoo_verify_command(tmp_path: Path) -> None:

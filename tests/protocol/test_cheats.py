@@ -9,7 +9,7 @@ import pytest
 from tests.protocol.conftest import finished_game
 from tests.protocol.helpers import forge
 from zoo_p2p.errors import CheatError, RemoteProtocolError
-from zoo_p2p.protocol.audit import FAULT, INCOMPLETE, audit
+from zoo_p2p.protocol.audit import CHEAT, INCOMPLETE, audit
 from zoo_p2p.protocol.deal import DEAL_TABLE, SeatTables
 from zoo_p2p.protocol.encoding import Kind, decode_entry, encode_payload, pack
 from zoo_p2p.protocol.events import Floor
@@ -105,7 +105,7 @@ def _cheater_game(seed: int, seat: int, fake: SeatTables) -> LocalGame:
 
 def test_non_permutation_caught_at_the_collision() -> None:
     game = setup_game(2, Variant.STANDARD, random.Random(14))
-    real = SeatTables.from_seed(game.seeds[0], general=False)
+    real = SeatTables.from_seed(game.seeds[0], game.sessions[0].game_id, general=False)
     deal = list(real.tables[DEAL_TABLE])
     deal[1] = deal[0]  # slots 0 and 1 (both top cards) map to the same token
     fake = SeatTables((tuple(deal), *real.tables[1:]), real.salts)
@@ -131,7 +131,7 @@ def test_non_permutation_caught_at_the_final_audit_from_opened_seeds() -> None:
         if decode_entry(raw).kind == Kind.SEED:
             break
         obs.receive(raw)
-    real = SeatTables.from_seed(honest.seeds[seat], general=False)
+    real = SeatTables.from_seed(honest.seeds[seat], honest.sessions[0].game_id, general=False)
     tables = [list(t) for t in real.tables]
     for t, images in enumerate(obs._images[seat]):
         unused = sorted(set(range(len(tables[t]))) - {x for x, _ in images.values()})
@@ -156,7 +156,7 @@ def test_non_permutation_caught_at_the_final_audit_from_opened_seeds() -> None:
     assert bad is not None
     _expect_cheat(_honest(game, seat), bad, seat, "does not match the commitment")
     report = audit([*game.sessions[0].entries, bad])
-    assert report.verdict == FAULT and report.fault_seat == seat
+    assert report.verdict == CHEAT and report.fault_seat == seat
     assert report.fault_index == len(game.sessions[0].entries)
 
 
@@ -287,7 +287,7 @@ def test_a_seat_refusing_to_open_its_seed_is_named(seat: int) -> None:
         assert s.floor == Floor(seat, Kind.SEED)
     report = audit(game.sessions[0].entries)
     assert report.verdict == INCOMPLETE and report.waiting_for == Floor(seat, Kind.SEED)
-    assert any(f"seat {seat}" in n and "has not opened its seed" in n for n in report.notes)
+    assert any(f"seat {seat + 1}" in n and "has not opened its seed" in n for n in report.notes)
     assert report.scores is not None  # the scores are known; only the seed audit is missing
 
 

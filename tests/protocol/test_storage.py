@@ -19,7 +19,6 @@ from zoo_p2p.storage import (
     load_or_create_identity,
     logs_dir,
     read_log,
-    split_entries,
     write_log,
 )
 
@@ -100,12 +99,13 @@ def test_writer_refuses_what_does_not_chain(tmp_path: Path) -> None:
     assert read_log(tmp_path / "g.zoo").entries == entries[:2]
 
 
-def test_garbage_in_the_middle_is_an_error() -> None:
+def test_garbage_in_the_middle_is_an_error(tmp_path: Path) -> None:
     entries = finished_game(2).entries[:3]
-    with pytest.raises(LogError):
-        split_entries(entries[0] + b"\xc1" + entries[1])
-    with pytest.raises(LogError):
-        split_entries(entries[0] + b"\x01" + entries[1])
+    for junk in (b"\xc1", b"\x01"):
+        p = tmp_path / "g.zoolog"
+        p.write_bytes(entries[0] + junk + entries[1])
+        with pytest.raises(LogError, match="entry 1"):
+            read_log(p)
 
 
 def test_missing_file_is_a_log_error(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from zoo_p2p.protocol.deal import (
     derive_permutation,
     derive_salt,
     first_player,
+    game_key,
     nonce_commitment,
 )
 from zoo_p2p.protocol.encoding import decode_entry
@@ -36,12 +37,20 @@ def test_vector_files_are_what_the_code_generates() -> None:
 
 
 def test_permutation_vectors() -> None:
-    for case in load("permutations.json")["cases"]:
+    cases = load("permutations.json")["cases"]
+    for case in cases:
         seed = bytes.fromhex(case["seed"])
+        key = game_key(seed, bytes.fromhex(case["game_id"]))
+        assert key.hex() == case["game_key"]
         for t, perm in case["tables"].items():
-            assert derive_permutation(seed, int(t)) == perm
+            assert derive_permutation(key, int(t)) == perm
             assert sorted(perm) == list(range(len(perm)))
-        assert [derive_salt(seed, 0, i).hex() for i in range(3)] == case["salts_table0_first3"]
+        assert [derive_salt(key, 0, i).hex() for i in range(3)] == case["salts_table0_first3"]
+    # the same seed in another game: different tables, different salts
+    same_seed = [c for c in cases if c["seed"] == cases[0]["seed"]]
+    assert len(same_seed) == 2
+    assert same_seed[0]["tables"]["0"] != same_seed[1]["tables"]["0"]
+    assert same_seed[0]["salts_table4_last"] != same_seed[1]["salts_table4_last"]
 
 
 def test_commitment_vectors() -> None:
@@ -53,7 +62,7 @@ def test_commitment_vectors() -> None:
         )
         assert got.hex() == c["commitment"]
     sc = v["seat_commitments"]
-    blobs = SeatTables.from_seed(bytes.fromhex(sc["seed"]), general=False).commitments(
+    blobs = SeatTables.from_seed(bytes.fromhex(sc["seed"]), gid, general=False).commitments(
         gid, sc["seat"]
     )
     assert [sha256(b).hex() for b in blobs] == sc["tables_sha256"]
@@ -75,8 +84,9 @@ def test_entry_vectors() -> None:
     assert m.prev.hex() == v["genesis_hash"] and m.body == [1, 12, 13]
 
 
-def test_sample_log_vector_audits_to_the_recorded_outcome() -> None:
-    v = load("sample-log-2p.json")
+@pytest.mark.parametrize("name", ["sample-log-2p.json", "sample-log-3p-general.json"])
+def test_sample_log_vector_audits_to_the_recorded_outcome(name: str) -> None:
+    v = load(name)
     report = audit([bytes.fromhex(h) for h in v["entries"]])
     assert report.ok
     assert report.game_id is not None and report.game_id.hex() == v["game_id"]

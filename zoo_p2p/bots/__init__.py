@@ -1,4 +1,7 @@
-"""Bots that play a seat from the public state only: ``random``, ``greedy`` and ``hard``.
+"""Bots that play a seat from the public state only: ``random``, ``greedy``, ``hard``, ``expert``.
+
+``peek`` (the expert told the hidden deal) exists for measurement in the arena only: it is not
+in ``LEVELS`` and ``make_bot`` refuses it unless asked with ``measurement=True``.
 
 >>> import random
 >>> from zoo_p2p.rules import KnownDeal, Team
@@ -11,37 +14,69 @@ True
 from __future__ import annotations
 
 from zoo_p2p.bots.base import Bot, BotError
+from zoo_p2p.bots.expert import ExpertBot, MoveStats, PeekBot
 from zoo_p2p.bots.hard import HardBot
 from zoo_p2p.bots.simple import GreedyBot, RandomBot
 
-LEVELS: tuple[str, ...] = ("random", "greedy", "hard")
+LEVELS: tuple[str, ...] = ("random", "greedy", "hard", "expert")
+"""The levels offered for play, weakest first (every CLI option that takes a level uses these)."""
+
+MEASUREMENT_LEVELS: tuple[str, ...] = (*LEVELS, "peek")
+"""The levels the arena accepts: ``peek`` sees the hidden deal and is never offered for play."""
 
 LEVEL_HELP: dict[str, str] = {
     "random": "a uniformly random legal move",
     "greedy": "one ply: immediate points minus exposure to capture and mutant risk",
-    "hard": "information-set Monte Carlo tree search over sampled hidden cards",
+    "hard": "Monte Carlo over the best one-ply moves, hidden cards sampled",
+    "expert": "tree search several moves deep, every capture weighed with its exact odds",
 }
 
 
-def make_bot(level: str, seed: int | None = None, think: float | None = None) -> Bot:
-    """A bot of ``level`` (one of ``LEVELS``); ``think`` is the hard bot's seconds per move."""
+def make_bot(
+    level: str,
+    seed: int | None = None,
+    think: float | None = None,
+    *,
+    work: int | None = None,
+    measurement: bool = False,
+) -> Bot:
+    """A bot of ``level`` (one of ``LEVELS``).
+
+    ``think`` is a search bot's seconds per move; ``work`` a budget in simulated plies per move
+    instead (deterministic with a seed, whatever the machine's load). ``peek`` only with
+    ``measurement=True`` (the arena).
+    """
     key = level.strip().lower() if isinstance(level, str) else level
     if key == "random":
         return RandomBot(seed)
     if key == "greedy":
         return GreedyBot(seed)
     if key == "hard":
+        if work is not None:
+            return HardBot(seed=seed, think=think or 3600.0, work=work, clock=_no_clock)
         return HardBot(seed=seed, think=think)
+    if key == "expert":
+        return ExpertBot(seed=seed, think=think, work=work)
+    if key == "peek" and measurement:
+        return PeekBot(seed=seed, think=think, work=work)
     raise ValueError(f"unknown bot level {level!r}: choose one of {', '.join(LEVELS)}")
+
+
+def _no_clock() -> float:
+    return 0.0
 
 
 __all__ = [
     "LEVELS",
     "LEVEL_HELP",
+    "MEASUREMENT_LEVELS",
     "Bot",
     "BotError",
+    "ExpertBot",
     "GreedyBot",
     "HardBot",
+    "MoveStats",
+    "PeekBot",
     "RandomBot",
     "make_bot",
 ]

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from zoo_p2p.bots import LEVELS, make_bot
+from zoo_p2p.bots import MEASUREMENT_LEVELS, make_bot
 from zoo_p2p.rules import KnownDeal, Team, Variant
 
 Z95 = 1.959963984540054
@@ -48,6 +48,8 @@ class GameSpec:
     deal_seed: str
     bot_seed: str
     think: float | None
+    work: int | None = None
+    """Simulated plies per move for the search bots (deterministic), instead of ``think``."""
 
 
 @dataclass(frozen=True)
@@ -72,14 +74,23 @@ def plan_games(
     variant: str = "standard",
     seed: int = 0,
     think: float | None = None,
+    work: int | None = None,
 ) -> list[GameSpec]:
-    """The games of a match, seats rotated on each deal; ``variant`` standard|general|both."""
+    """The games of a match, seats rotated on each deal; ``variant`` standard|general|both.
+
+    ``work`` (simulated plies per move) gives every search bot the same deterministic budget;
+    without it ``think`` seconds bound them (and a seed still fixes the deals).
+    """
     n = len(levels)
     if not 2 <= n <= 4:
         raise ArenaError(f"2 to 4 seats, not {n}")
     for lv in levels:
-        if lv not in LEVELS:
-            raise ArenaError(f"unknown bot level {lv!r}: choose one of {', '.join(LEVELS)}")
+        if lv not in MEASUREMENT_LEVELS:
+            raise ArenaError(
+                f"unknown bot level {lv!r}: choose one of {', '.join(MEASUREMENT_LEVELS)}"
+            )
+    if work is not None and work < 1:
+        raise ArenaError("the work budget must be at least one ply")
     if games < 1:
         raise ArenaError("play at least one game")
     if variant not in ("standard", "general", "both"):
@@ -92,7 +103,9 @@ def plan_games(
         else:
             var = Variant(variant)
         rotated = tuple(levels[(s - shift) % n] for s in range(n))
-        specs.append(GameSpec(g, rotated, var, f"{seed}:deal:{deal_no}", f"{seed}:game:{g}", think))
+        specs.append(
+            GameSpec(g, rotated, var, f"{seed}:deal:{deal_no}", f"{seed}:game:{g}", think, work)
+        )
     return specs
 
 
@@ -103,7 +116,13 @@ def play_game(spec: GameSpec, clock: Callable[[], float] = time.perf_counter) ->
     teams = [Team(t) for t in range(n)]
     state = deal.new_state(teams, first_seat=0)
     seeder = random.Random(spec.bot_seed)
-    bots = [make_bot(lv, seed=seeder.randrange(2**32), think=spec.think) for lv in spec.levels]
+    bots = [
+        make_bot(
+            lv, seed=seeder.randrange(2**32), think=spec.think, work=spec.work, measurement=True
+        )
+        for lv in spec.levels
+    ]
+    peeks = [getattr(b, "peeks", False) for b in bots]
     spent = [0.0] * n
     counts = [0] * n
     worst = [0.0] * n
@@ -111,7 +130,8 @@ def play_game(spec: GameSpec, clock: Callable[[], float] = time.perf_counter) ->
     while not state.is_terminal():
         p = state.to_move
         t0 = clock()
-        move = bots[p].choose(state.public())
+        # only ``peek`` is handed the hidden deal; every other bot gets the public state
+        move = bots[p].choose(state if peeks[p] else state.public())
         dt = clock() - t0
         spent[p] += dt
         counts[p] += 1
@@ -132,8 +152,21 @@ def play_game(spec: GameSpec, clock: Callable[[], float] = time.perf_counter) ->
     )
 
 
-def run_games(specs: Sequence[GameSpec], jobs: int = 1) -> Iterator[GameResult]:
-    """Play the games, in ``jobs`` processes when more than one; results in completion order."""
+def default_jobs() -> int:
+    """One process per core this process may use."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_games(specs: Sequence[GameSpec], jobs: int | None = None) -> Iterator[GameResult]:
+    """Play the games in ``jobs`` processes (default: every core); results as they complete."""
+    if jobs is None:
+        jobs = default_jobs()
+    jobs = min(jobs, len(specs))
     if jobs <= 1:
         for spec in specs:
             yield play_game(spec)
@@ -141,7 +174,7 @@ def run_games(specs: Sequence[GameSpec], jobs: int = 1) -> Iterator[GameResult]:
     import multiprocessing
 
     with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-        yield from pool.imap_unordered(play_game, specs)
+        yield from pool.imap_unordered(play_game, specs, chunksize=1)
 
 
 @dataclass

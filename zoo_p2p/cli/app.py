@@ -65,20 +65,9 @@ def verify(
     verify_command(logs, json=json)
 
 
-@app.command()
-def replay(
-    log: Annotated[Path, typer.Argument(help="A game log file.", show_default=False)],
-    at: Annotated[
-        int | None, typer.Option("--at", help="Show the board after entry N and exit.")
-    ] = None,
-    dump: Annotated[
-        bool, typer.Option("--dump", help="Print the whole game as text, no prompts.")
-    ] = False,
-) -> None:
-    """Step through a game log: the board at every entry, reveals, then the hidden deal."""
-    from zoo_p2p.cli.replay import replay_command
+from zoo_p2p.cli.replay import replay_cli  # noqa: E402 - zoo replay (options live in replay.py)
 
-    replay_command(log, at=at, dump=dump)
+app.command("replay")(replay_cli)
 
 
 from zoo_p2p.cli import netcmds as _netcmds  # noqa: E402 - zoo host/join/bot/resume (issue 4)

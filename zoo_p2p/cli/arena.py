@@ -13,10 +13,11 @@ if TYPE_CHECKING:
 
     from zoo_p2p.bots.arena import ArenaReport, LevelStats
 
-BOTS_HELP = (
+LEVELS_HELP = (
     "One bot level per seat, comma-separated (2-4 seats; rotated between games): "
     "random (random legal moves), greedy (one ply: points minus exposure and mutant risk), "
-    "hard (Monte Carlo search over sampled hidden cards)."
+    "hard (Monte Carlo over the best one-ply moves), expert (tree search, exact odds), "
+    "peek (the expert told the hidden deal: measurement only)."
 )
 
 
@@ -24,9 +25,9 @@ def arena_command(
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play.")] = 100,
     players: Annotated[
         int | None,
-        typer.Option("--players", "-p", min=2, max=4, help="Seats (2-4); --bots is cycled."),
+        typer.Option("--players", "-p", min=2, max=4, help="Seats (2-4); --levels is cycled."),
     ] = None,
-    bots: Annotated[str, typer.Option("--bots", "-b", help=BOTS_HELP)] = "hard,greedy",
+    levels_: Annotated[str, typer.Option("--levels", help=LEVELS_HELP)] = "expert,hard",
     variant: Annotated[
         str, typer.Option("--variant", help="standard, general (no mutants) or both.")
     ] = "standard",
@@ -35,29 +36,46 @@ def arena_command(
     ] = None,
     think: Annotated[
         float | None,
-        typer.Option("--think", min=0.01, help="Hard bot's seconds per move (default 0.8)."),
+        typer.Option("--think", min=0.01, help="Search bots' seconds per move (default 0.8)."),
+    ] = None,
+    plies: Annotated[
+        int | None,
+        typer.Option(
+            "--plies",
+            min=1,
+            help="Search bots' budget in simulated plies per move instead of --think: the same "
+            "for every bot, deterministic with --seed whatever the machine's load.",
+        ),
     ] = None,
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel processes.")] = 1,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: every core)."),
+    ] = None,
 ) -> None:
     """Play bots against each other locally: win rates (95 % CI), average scores, ms per move."""
+    import time
+
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.text import Text
 
-    from zoo_p2p.bots.arena import ArenaError, ArenaReport, plan_games, run_games
+    from zoo_p2p.bots.arena import ArenaError, ArenaReport, default_jobs, plan_games, run_games
 
-    levels = [b.strip().lower() for b in bots.split(",") if b.strip()]
+    levels = [b.strip().lower() for b in levels_.split(",") if b.strip()]
     if players is not None and levels:
         levels = [levels[i % len(levels)] for i in range(players)]
     if seed is None:
         seed = secrets.randbelow(2**31)
     err = Console(stderr=True)
     try:
-        specs = plan_games(levels, games, variant=variant, seed=seed, think=think)
+        specs = plan_games(levels, games, variant=variant, seed=seed, think=think, work=plies)
     except ArenaError as e:
-        err.print(f"[red]{e}[/red]")
+        err.print(Text(str(e), style="red"))
         raise typer.Exit(1) from None
+    jobs = jobs or default_jobs()
     report = ArenaReport()
+    t0 = time.perf_counter()
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -71,13 +89,26 @@ def arena_command(
         for result in run_games(specs, jobs):
             report.add(result)
             progress.advance(task)
+    wall = time.perf_counter() - t0
     if json:
         out = report.to_json()
-        out.update(seed=seed, bots=levels, variant=variant, think=think)
+        out.update(
+            seed=seed,
+            lineup=levels,
+            variant=variant,
+            think=think,
+            plies=plies,
+            jobs=jobs,
+            wall_seconds=round(wall, 1),
+        )
         print(jsonlib.dumps(out, indent=2))
         return
     console = Console()
-    title = f"{games} games, {len(levels)} seats, {variant}, seed {seed}"
+    budget = f"{plies} plies/move" if plies is not None else f"think {think or 0.8} s"
+    title = (
+        f"{games} games, {len(levels)} seats, {variant}, seed {seed}, {budget}, "
+        f"{jobs} jobs, {wall:.0f} s"
+    )
     console.print(render_report(report, title))
     console.print(
         "win: a tie is a shared win, each of k tied seats gets 1/k (ties: shared wins);\n"

@@ -1,19 +1,25 @@
-"""``zoo replay LOG``: step through a game log — the board at each entry, what was revealed,
-and after the end the whole deal that was hidden."""
+"""``zoo replay LOG``: step through a game move by move — the board after each move with what it
+revealed, and after the end the whole deal that was hidden; ``--analyse`` scores every move.
+
+Every string the log supplies (seat names, reasons, the path) is data: it reaches the screen only
+through ``zoo_p2p.text.shown`` inside a ``rich.text.Text``, never as markup.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console, Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 
+from zoo_p2p.bots.analysis import DEFAULT_WORK, MoveMark, analyse_positions, summary
 from zoo_p2p.cli.render import describe_move, render_board, render_scores, seat_label
 from zoo_p2p.errors import LogError, RemoteProtocolError
-from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.protocol.events import (
     CardRevealed,
     CheatDetected,
@@ -29,34 +35,58 @@ from zoo_p2p.protocol.events import (
 )
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Move, State, square_name
-from zoo_p2p.storage import read_log
+from zoo_p2p.storage import LogReader
+from zoo_p2p.text import seat_word, shown
 
 KEYS = (
-    "[Enter]/n next · p previous · m next move · b previous move · <N> or j N jump · e end · q quit"
+    "[Enter]/n next move · b back one move · <N> or j N jump to move N · s start · e end · q quit"
 )
 
+MARK_STYLE = {"inaccuracy": "yellow", "mistake": "bold yellow", "blunder": "bold red"}
 
-@dataclass(frozen=True)
-class Frame:
-    """The game as it stood just after log entry ``index``."""
 
-    index: int
-    seat: int
+@dataclass
+class Scene:
+    """One step of the replay: the start, the game after one move (and its reveals), the end."""
+
+    number: int
+    """0: the start; 1..M: after move ``number``; M + 1: the end (when the log goes on)."""
     kind: str
-    lines: tuple[Text, ...]
-    state: State | None
-    move: Move | None
+    """``"start"``, ``"move"`` or ``"end"``."""
+    lines: list[Text] = field(default_factory=list)
+    state: State | None = None
+    move: Move | None = None
+    seat: int | None = None
+    entries: tuple[int, int] = (0, 0)
+    """First and last log entry shown by this step."""
+    mark: MoveMark | None = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class Replay:
-    """Every frame of a log, the session that read it, and the first fault if any."""
+    """Every step of a log, the session that read it, and the first fault if any."""
 
-    frames: list[Frame]
+    scenes: list[Scene]
     session: Session
     names: list[str]
     fault: str | None
     torn: str | None
+    positions: list[tuple[State, Move]]
+    """The public state before each move, with the move (for the analysis)."""
+    marks: list[MoveMark] | None = None
+
+    @property
+    def moves(self) -> int:
+        """How many moves the log holds."""
+        return len(self.positions)
+
+    def title(self, scene: Scene) -> str:
+        """``the start``, ``move 3 of 41`` or ``the end``."""
+        if scene.kind == "start":
+            return f"the start (before move 1 of {self.moves})"
+        if scene.kind == "move":
+            return f"move {scene.number} of {self.moves}"
+        return "the end"
 
 
 def _describe(session: Session, names: list[str], ev: Event) -> Text | None:
@@ -84,71 +114,120 @@ def _describe(session: Session, names: list[str], ev: Event) -> Text | None:
     if isinstance(ev, GameOver):
         return Text(f"game over: scores {', '.join(map(str, ev.scores))}", style="bold")
     if isinstance(ev, SeedOpened):
-        return Text(f"{names[ev.seat]} opened their seed; it matches every commitment")
+        return Text(
+            f"{_who(session, names, ev.seat)} opened their seed; it matches every commitment"
+        )
     if isinstance(ev, SeedsOpened):
         return Text("every seed is open: the whole deal is known", style="bold green")
     if isinstance(ev, ResultSigned):
-        return Text(f"{names[ev.seat]} signed the result")
+        return Text(f"{_who(session, names, ev.seat)} signed the result")
     if isinstance(ev, Finished):
         return Text("every seat signed the result: the log is complete", style="bold green")
     if isinstance(ev, CheatDetected):
-        return Text(f"CHEAT by seat {ev.seat}: {ev.reason}", style="bold red")
+        return Text(
+            f"CHEAT by {_who(session, names, ev.seat)}: {shown(ev.reason)}", style="bold red"
+        )
     return None
 
 
+def _who(session: Session, names: list[str], seat: int) -> str:
+    if 0 <= seat < len(names):
+        return f"{names[seat]}, {seat_word(seat, session.seats[seat].team.label)}"
+    return seat_word(seat)
+
+
 def load_replay(path: Path) -> Replay:
-    """Read a log and replay it through an observer session, keeping a frame per entry."""
-    read = read_log(path)
-    if not read.entries:
-        raise LogError("the log is empty", index=0)
-    try:
-        session = Session(read.entries[0])
-    except RemoteProtocolError as exc:
-        raise LogError(f"not a game log: {exc.reason}", index=0) from None
-    names = [s.name for s in session.seats]
-    frames = [
-        Frame(
-            0,
-            0,
-            "genesis",
-            (Text(f"genesis: {len(names)} seats, {session.variant.value} game"),),
-            None,
-            None,
-        )
-    ]
-    fault = None
-    before: State | None = None
-    for i, raw in enumerate(read.entries[1:], start=1):
+    """Read a log (streamed, bounded memory) through an observer session, one step per move.
+
+    ``LogError`` when the file cannot be read or its first entry is not a genesis; a later
+    entry that is garbage or does not follow is a ``fault``: the steps before it are kept.
+    """
+    with LogReader(path) as reader:
+        stream = iter(reader)
+        first = next(stream, None)
+        if first is None:
+            raise LogError("the log is empty", index=0)
         try:
-            events = session.receive(raw)
+            session = Session(first)
         except RemoteProtocolError as exc:
-            fault = f"entry {i}: {exc.reason}"
-            break
-        if len(session) != i + 1:
-            fault = f"entry {i}: does not follow entry {i - 1}"
-            break
-        entry = decode_entry(raw)
-        move = next((e.move for e in events if isinstance(e, MoveApplied)), None)
-        st = session.state.clone() if session.state is not None else None
-        described = [_describe(session, names, e) for e in events]
-        if move is not None and before is not None and st is not None:
-            # the capture itself, in words (reveal lines come from the reveal round)
-            i_move = next(k for k, e in enumerate(events) if isinstance(e, MoveApplied))
-            described[i_move] = describe_move(before, st, move, names)[0]
-        lines = tuple(t for t in described if t is not None)
-        before = st
-        frames.append(Frame(i, entry.seat, entry.kind, lines, st, move))
-    return Replay(frames, session, names, fault, read.warning)
+            raise LogError(f"not a game log: {exc.reason}", index=0) from None
+        rp = Replay([], session, [shown(s.name, limit=40) for s in session.seats], None, None, [])
+        start = Scene(0, "start")
+        start.lines.append(Text(f"{len(rp.names)} seats, {session.variant.value} game"))
+        rp.scenes.append(start)
+        i = 0
+        while True:
+            i += 1
+            try:
+                raw = next(stream, None)
+            except LogError as exc:
+                rp.fault = shown(str(exc))
+                break
+            if raw is None:
+                break
+            fault = _step(rp, i, raw)
+            if fault is not None:
+                rp.fault = fault
+                break
+        torn = reader.torn_bytes
+    if torn:
+        rp.torn = f"dropped a torn last entry ({torn} bytes) after {i - 1} complete entries"
+    return rp
 
 
-def render_frame(rp: Replay, i: int) -> RenderableType:
-    """The board after entry ``i`` with the lines that entry caused."""
-    f = rp.frames[i]
-    head = Text(f"entry {f.index} of {len(rp.frames) - 1}", style="bold")
-    last_move = next((g.move for g in reversed(rp.frames[: i + 1]) if g.move is not None), None)
-    parts: list[RenderableType] = [head, *f.lines]
-    if f.state is not None:
-        parts.insert(0, render_board(f.state, rp.names, last=last_move))
+def _step(rp: Replay, i: int, raw: bytes) -> str | None:
+    """Feed entry ``i`` to the session and add what it caused to the steps; a fault or None."""
+    session = rp.session
+    names = rp.names
+    before = session.state.clone() if session.state is not None else None
+    try:
+        events = session.receive(raw)
+    except RemoteProtocolError as exc:
+        return f"entry {i}: {shown(exc.reason)}"
+    if len(session) != i + 1:
+        return f"entry {i}: does not follow entry {i - 1}"
+    st = session.state.clone() if session.state is not None else None
+    scenes = rp.scenes
+    for ev in events:
+        scene = scenes[-1]
+        if isinstance(ev, MoveApplied) and before is not None and st is not None:
+            rp.positions.append((before, ev.move))
+            scene = Scene(len(rp.positions), "move", move=ev.move, seat=ev.seat)
+            scene.entries = (i, i)
+            scenes.append(scene)
+            scene.lines.extend(describe_move(before, st, ev.move, names)[:1])
+            continue
+        if isinstance(ev, GameOver | SeedOpened | CheatDetected) and scene.kind != "end":
+            scene = Scene(len(rp.positions) + 1, "end")
+            scene.entries = (i, i)
+            scenes.append(scene)
+        line = _describe(session, names, ev)
+        if line is not None:
+            scene.lines.append(line)
+    last = scenes[-1]
+    last.state = st
+    last.entries = (last.entries[0] if last.kind != "start" else 0, i)
+    return None
+
+
+def mark_line(mark: MoveMark) -> Text:
+    """The analysis of one move as a line (marked moves in colour)."""
+    style = MARK_STYLE.get(mark.mark, "dim")
+    label = f"{mark.mark}: " if mark.mark else "analysis: "
+    return Text(f"  {label}{mark.describe()}", style=style)
+
+
+def render_scene(rp: Replay, i: int) -> RenderableType:
+    """The board after step ``i`` with the lines that step caused."""
+    sc = rp.scenes[i]
+    parts: list[RenderableType] = []
+    last_move = next((s.move for s in reversed(rp.scenes[: i + 1]) if s.move is not None), None)
+    if sc.state is not None:
+        parts.append(render_board(sc.state, rp.names, last=last_move))
+    parts.append(Text(rp.title(sc), style="bold"))
+    parts.extend(sc.lines)
+    if sc.mark is not None:
+        parts.append(mark_line(sc.mark))
     return Group(*parts)
 
 
@@ -162,8 +241,49 @@ def render_deal(rp: Replay) -> RenderableType | None:
     return deal_table(report_for(rp.session))
 
 
-def _move_frames(rp: Replay) -> list[int]:
-    return [i for i, f in enumerate(rp.frames) if f.move is not None]
+def render_summary(rp: Replay) -> Table:
+    """Per seat: inaccuracies, mistakes, blunders and the mean points lost per move."""
+    table = Table(title="Analysis (points of expected final margin lost against the expert's move)")
+    for col in ("seat", "moves", "?! inaccuracies", "? mistakes", "?? blunders", "lost/move"):
+        table.add_column(col, justify="left" if col == "seat" else "right")
+    st = rp.session.state
+    for row in summary(rp.marks or [], rp.session.n):
+        label = seat_label(st, row.seat, rp.names) if st is not None else Text(rp.names[row.seat])
+        table.add_row(
+            label,
+            str(row.moves),
+            str(row.inaccuracies),
+            str(row.mistakes),
+            str(row.blunders),
+            f"{row.average_loss:.1f}",
+        )
+    return table
+
+
+def analyse(rp: Replay, *, plies: int, seed: int, console: Console) -> None:
+    """Score every move with the expert (a progress bar on stderr) and attach the marks."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress(
+        "analysing",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not rp.positions,
+    ) as progress:
+        task = progress.add_task("moves", total=len(rp.positions))
+        rp.marks = analyse_positions(
+            rp.positions, work=plies, seed=seed, progress=lambda _k: progress.advance(task)
+        )
+    for sc in rp.scenes:
+        if sc.kind == "move" and 1 <= sc.number <= len(rp.marks):
+            sc.mark = rp.marks[sc.number - 1]
+
+
+def _red(console: Console, text: str) -> None:
+    console.print(Text(text, style="red"))
 
 
 def replay_command(
@@ -172,52 +292,58 @@ def replay_command(
     dump: bool = False,
     console: Console | None = None,
     ask: Callable[[str], str] | None = None,
+    *,
+    analysis: bool = False,
+    plies: int = DEFAULT_WORK,
+    seed: int = 0,
 ) -> None:
-    """Show a log: interactively, at one entry (``at``), or as a full dump."""
+    """Show a log: interactively, after one move (``at``), or as a full dump."""
     console = console or Console()
     try:
         rp = load_replay(path)
     except LogError as exc:
-        console.print(f"[red]cannot replay {path}: {exc}[/red]")
+        _red(console, f"cannot replay {shown(str(path))}: {shown(str(exc))}")
         raise typer.Exit(1) from None
     if rp.torn:
-        console.print(f"[yellow]{rp.torn}[/yellow]")
+        console.print(Text(shown(rp.torn), style="yellow"))
     if rp.fault:
-        console.print(f"[red]the log is faulty from {rp.fault}; showing what came before[/red]")
-    last = len(rp.frames) - 1
+        _red(console, f"the log is faulty from {rp.fault}; showing what came before")
+    if analysis:
+        analyse(rp, plies=plies, seed=seed, console=console)
+    last = len(rp.scenes) - 1
     if at is not None:
         if not 0 <= at <= last:
-            console.print(f"[red]--at {at}: the log has entries 0 to {last}[/red]")
+            _red(console, f"--at {at}: the log has moves 0 (the start) to {last}")
             raise typer.Exit(1)
-        console.print(render_frame(rp, at))
+        console.print(render_scene(rp, at))
         return
     if dump:
-        for f in rp.frames:
-            for line in f.lines:
-                console.print(Text(f"{f.index:4d} ") + line)
+        for sc in rp.scenes:
+            console.print(Text(rp.title(sc), style="bold"))
+            for line in sc.lines:
+                console.print(Text("  ") + line)
+            if sc.mark is not None:
+                console.print(mark_line(sc.mark))
         _print_end(rp, console)
         return
     ask = ask or (lambda label: console.input(label))
     i = 0
-    moves = _move_frames(rp)
     while True:
-        console.print(render_frame(rp, i))
+        console.print(render_scene(rp, i))
         if i == last:
             _print_end(rp, console)
         try:
-            cmd = ask(f"[dim]{KEYS}[/dim]\nreplay> ").strip().lower()
+            cmd = ask(f"{KEYS}\nreplay> ").strip().lower()
         except EOFError:
             return
         if cmd in ("q", "quit"):
             return
         if cmd in ("", "n"):
             i = min(i + 1, last)
-        elif cmd == "p":
-            i = max(i - 1, 0)
-        elif cmd == "m":
-            i = next((m for m in moves if m > i), last)
         elif cmd == "b":
-            i = next((m for m in reversed(moves) if m < i), 0)
+            i = max(i - 1, 0)
+        elif cmd == "s":
+            i = 0
         elif cmd == "e":
             i = last
         else:
@@ -225,7 +351,7 @@ def replay_command(
             if target.isdigit() and 0 <= int(target) <= last:
                 i = int(target)
             else:
-                console.print(f"[red]{cmd!r}: {KEYS}; entries go from 0 to {last}[/red]")
+                _red(console, f"{shown(cmd)!r}: {KEYS}; moves go from 0 (the start) to {last}")
 
 
 def _print_end(rp: Replay, console: Console) -> None:
@@ -236,4 +362,33 @@ def _print_end(rp: Replay, console: Console) -> None:
     if deal is not None:
         console.print(deal)
     elif not rp.session.finished:
-        console.print("[yellow]the game did not finish: the hidden cards stay hidden[/yellow]")
+        console.print(Text("the game did not finish: the hidden cards stay hidden", style="yellow"))
+    if rp.marks is not None:
+        console.print(render_summary(rp))
+
+
+def replay_cli(
+    log: Annotated[Path, typer.Argument(help="A game log file.", show_default=False)],
+    at: Annotated[
+        int | None,
+        typer.Option("--at", help="Show the board after move N (0: the start) and exit."),
+    ] = None,
+    dump: Annotated[
+        bool, typer.Option("--dump", help="Print the whole game as text, no prompts.")
+    ] = False,
+    analyse_: Annotated[
+        bool,
+        typer.Option(
+            "--analyse",
+            "--analyze",
+            help="Score every move with the expert bot: inaccuracies, mistakes, blunders.",
+        ),
+    ] = False,
+    plies: Annotated[
+        int,
+        typer.Option("--plies", min=100, help="Analysis budget: simulated plies per move."),
+    ] = DEFAULT_WORK,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the analysis search.")] = 0,
+) -> None:
+    """Step through a game log move by move: the board, reveals, then the hidden deal."""
+    replay_command(log, at=at, dump=dump, analysis=analyse_, plies=plies, seed=seed)

@@ -1,4 +1,9 @@
-"""`zoo verify LOG...`: audit game logs from their bytes alone and show the verdict and the deal."""
+"""`zoo verify LOG...`: audit game logs from their bytes alone and show the verdict and the deal.
+
+Exit status (PROTOCOL.md §8): 0 ok, 3 incomplete, 4 cheat proven, 5 rejected, 6 unreadable; with
+several logs, the highest of their codes. Every string read from a file (names, reasons, the
+path) is shown literally: through `shown()` and only inside `rich.text.Text`.
+"""
 
 from __future__ import annotations
 
@@ -14,22 +19,18 @@ from rich.table import Table
 from rich.text import Text
 
 from zoo_p2p.errors import LogError
-from zoo_p2p.protocol.audit import FAULT, OK, AuditReport, audit
+from zoo_p2p.protocol.audit import CHEAT, INCOMPLETE, OK, REJECTED, AuditReport
 from zoo_p2p.protocol.crypto import fingerprint
+from zoo_p2p.protocol.events import SeatInfo
+from zoo_p2p.protocol.evidence import Conviction, check, find_fork
+from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules.board import COLUMNS, SIZE
-from zoo_p2p.storage import read_log
+from zoo_p2p.storage import audit_file, read_log, read_proofs
+from zoo_p2p.text import seat_word, shown
 
-_VERDICT_STYLE = {OK: "bold green", FAULT: "bold red"}
-
-
-def audit_file(path: Path) -> tuple[AuditReport | None, str | None, str | None]:
-    """Audit one log file: (report, torn-tail warning, read error)."""
-    try:
-        read = read_log(path)
-    except LogError as exc:
-        return None, None, str(exc)
-    report = audit(read.entries)
-    return report, read.warning, None
+UNREADABLE = "unreadable"
+EXIT_CODES = {OK: 0, INCOMPLETE: 3, CHEAT: 4, REJECTED: 5, UNREADABLE: 6}
+_VERDICT_STYLE = {OK: "bold green", INCOMPLETE: "bold yellow", CHEAT: "bold red"}
 
 
 def deal_table(report: AuditReport) -> Table:
@@ -61,68 +62,165 @@ def deal_table(report: AuditReport) -> Table:
     return grid
 
 
-def render_report(console: Console, path: Path, report: AuditReport, torn: str | None) -> None:
-    """Print one report with rich."""
-    style = _VERDICT_STYLE.get(report.verdict, "bold yellow")
+def _path(path: Path) -> str:
+    return shown(str(path), limit=1000)
+
+
+def _entries_words(seqs: Sequence[int]) -> str:
+    words = [str(s) for s in seqs]
+    if len(words) <= 1:
+        return f"entry {''.join(words)}"
+    return "entries " + ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _seat(report: AuditReport, seat: int) -> str:
+    team = report.seats[seat].team.label if seat < len(report.seats) else None
+    return seat_word(seat, team)
+
+
+def cheat_lines(report: AuditReport) -> list[str]:
+    """One line per proven cheat: `cheat: seat N (Team), proven by entries …: reason`."""
+    lines = []
+    if report.fault_seat is not None:
+        lines.append(
+            f"cheat: {_seat(report, report.fault_seat)}, proven by "
+            f"{_entries_words(report.fault_entries)} of this log: {shown(report.fault_reason)}"
+        )
+    for c in report.convictions:
+        lines.append(
+            f"cheat: {_seat(report, c.seat)}, proven by {_entries_words(c.seqs)} "
+            f"(stored proof): {shown(c.reason)}"
+        )
+    return lines
+
+
+def render_report(console: Console, path: Path, report: AuditReport) -> None:
+    """Print one report with rich (file-supplied text only through `shown` inside `Text`)."""
+    style = _VERDICT_STYLE.get(report.verdict, "bold red")
     console.print(
-        Text.assemble(("verdict: ", "bold"), (report.verdict.upper(), style), f"  {path}")
+        Text.assemble(
+            ("verdict: ", "bold"),
+            (report.verdict.upper(), style),
+            "  ",
+            shown(str(path), limit=1000),
+        )
     )
-    if torn:
-        console.print(Text(f"warning: {torn}", style="yellow"))
     if report.game_id is not None:
-        console.print(f"game {report.game_id.hex()[:16]}…  variant {report.variant}")
+        console.print(Text(f"game {report.game_id.hex()[:16]}…  variant {shown(report.variant)}"))
     for i, s in enumerate(report.seats):
         console.print(
             Text.assemble(
-                f"  seat {i}: ",
-                (s.name, f"bold {s.team.colour}"),
-                f" ({s.team.label}) ",
+                f"  {seat_word(i, s.team.label)}: ",
+                (shown(s.name), f"bold {s.team.colour}"),
+                " ",
                 (fingerprint(s.public_key), "dim"),
             )
         )
-    console.print(f"entries: {report.checked} of {report.entries} checked")
-    if report.fault_index is not None:
-        who = "" if report.fault_seat is None else f" (seat {report.fault_seat})"
+    console.print(Text(f"entries: {report.checked} of {report.entries} checked"))
+    for line in cheat_lines(report):
+        console.print(Text(line, style="bold red"))
+    if report.fault_index is not None and report.fault_seat is None:
         console.print(
             Text(
-                f"first fault: entry {report.fault_index}{who}: {report.fault_reason}", style="red"
+                f"rejected: entry {report.fault_index}: {shown(report.fault_reason)} "
+                "(no seat is proven at fault)",
+                style="red",
             )
         )
     for note in report.notes:
-        console.print(Text(note, style="yellow"))
+        console.print(Text(shown(note, limit=400), style="yellow"))
+    if report.ending_text:  # how the game ended (PROTOCOL.md §10)
+        console.print(Text(report.ending_text, style="bold"))
     if report.first_seat is not None:
-        console.print(f"first player: seat {report.first_seat}; {len(report.moves)} moves")
+        console.print(
+            Text(f"first player: {_seat(report, report.first_seat)}; {len(report.moves)} moves")
+        )
         console.print(deal_table(report))
     if report.scores is not None:
-        label = "final scores" if report.ok else "scores so far"
-        parts = [f"{s.name} {t}" for s, t in zip(report.seats, report.scores, strict=False)]
+        label = "final scores" if report.ok else "scores so far (provisional)"
+        parts = [f"{shown(s.name)} {t}" for s, t in zip(report.seats, report.scores, strict=False)]
         line = f"{label}: " + ", ".join(parts)
         if report.winners:
-            line += "  — won by " + ", ".join(report.seats[w].name for w in report.winners)
-        console.print(line)
+            line += "  — won by " + ", ".join(shown(report.seats[w].name) for w in report.winners)
+        console.print(Text(line))
     console.print()
 
 
-def verify_command(paths: Sequence[Path], json: bool = False) -> None:
-    """Audit each log, print verdicts (or a JSON list); exit 1 unless every log fully holds."""
-    console = Console()
-    results: list[dict[str, Any]] = []
-    all_ok = True
-    for path in paths:
-        report, torn, error = audit_file(Path(path))
-        if report is None:
-            all_ok = False
-            if json:
-                results.append({"path": str(path), "verdict": FAULT, "error": error})
-            else:
-                console.print(Text(f"verdict: FAULT  {path}: {error}", style="bold red"))
+def _forks(
+    paths: Sequence[Path],
+) -> list[tuple[Path, Path, Conviction, tuple[SeatInfo, ...]]]:
+    """Forks between every two readable logs of the same game."""
+    logs: list[tuple[Path, list[bytes]]] = []
+    for p in paths:
+        try:
+            logs.append((p, read_log(p).entries))
+        except LogError:
             continue
-        all_ok = all_ok and report.ok and torn is None
+    found = []
+    for i in range(len(logs)):
+        for j in range(i + 1, len(logs)):
+            (pa, a), (pb, b) = logs[i], logs[j]
+            proof = find_fork(a, b)
+            if proof is not None:
+                found.append((pa, pb, check(proof, a[0]), Session(a[0]).seats))
+    return found
+
+
+def verify_command(paths: Sequence[Path], json: bool = False) -> None:
+    """Audit each log, print verdicts (or a JSON list); exit with the highest verdict code."""
+    console = Console(highlight=False)
+    results: list[dict[str, Any]] = []
+    code = 0
+    for path in paths:
+        path = Path(path)
+        try:
+            proofs = read_proofs(path)
+        except LogError:
+            proofs = []
+        try:
+            report = audit_file(path, proofs=proofs)
+        except LogError as exc:
+            code = max(code, EXIT_CODES[UNREADABLE])
+            if json:
+                results.append({"path": str(path), "verdict": UNREADABLE, "error": exc.reason})
+            else:
+                console.print(
+                    Text.assemble(
+                        ("verdict: ", "bold"),
+                        ("UNREADABLE", "bold red"),
+                        "  ",
+                        _path(path),
+                        ": ",
+                        shown(exc.reason, limit=400),
+                    )
+                )
+            continue
+        code = max(code, EXIT_CODES[report.verdict])
         if json:
-            results.append({"path": str(path), "torn": torn, **report.to_json()})
+            results.append({"path": str(path), **report.to_json()})
         else:
-            render_report(console, Path(path), report, torn)
+            render_report(console, path, report)
+    if len(paths) > 1:
+        for pa, pb, c, seats in _forks([Path(p) for p in paths]):
+            code = max(code, EXIT_CODES[CHEAT])
+            seq = c.seqs[0]
+            if json:
+                results.append(
+                    {
+                        "verdict": CHEAT,
+                        "fork": {"paths": [str(pa), str(pb)], "seat": c.seat, "seq": seq},
+                    }
+                )
+            else:
+                console.print(
+                    Text(
+                        f"cheat: {seat_word(c.seat, seats[c.seat].team.label)} signed two "
+                        f"different entries for seq {seq} "
+                        f"(a fork): entry {seq} of {_path(pa)} and entry {seq} of {_path(pb)}",
+                        style="bold red",
+                    )
+                )
     if json:
         typer.echo(jsonlib.dumps(results, indent=2))
-    if not all_ok:
-        raise typer.Exit(1)
+    if code:
+        raise typer.Exit(code)

@@ -34,9 +34,11 @@ from zmq.utils import z85
 from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.liveness import Liveness
+from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.encoding import decode_entry
-from zoo_p2p.text import shown
+from zoo_p2p.text import seat_word, shown
 
 __all__ = [
     "Host",
@@ -308,7 +310,7 @@ def _is_move_floor(floor: Any, seat: int | None) -> bool:
     return floor is not None and seat is not None and floor.seat == seat and floor.kind == "move"
 
 
-class Link:
+class Link(Liveness):
     """What host and joiner share: the session, the log file kept in step, timers, the loop."""
 
     def __init__(
@@ -348,6 +350,10 @@ class Link:
             )
         self._settled = -1
         self._own_move = False
+        # the direct links (no trusted relay, TRANSPORT.md §10); ZOO_MESH=0 turns them off
+        self.mesh: Mesh | None = None
+        self._mesh_on = os.environ.get("ZOO_MESH", "1") != "0"
+        self._init_liveness()  # clocks and claims (zoo_p2p.net.liveness)
 
     def _trace(self, event: str, n: int) -> None:
         if self._trace_file is not None:
@@ -412,6 +418,7 @@ class Link:
         """Feed entries numbered from `start` to the session; return a seq to resync from."""
         s = self.session
         assert s is not None
+        self._release_if_moved_on(start, entries)
         before = len(s)
         held = s.entries if start < before else []
         gap: int | None = None
@@ -457,9 +464,13 @@ class Link:
         our move. Entries we write ourselves return no events, so drivers read the state."""
         s = self.session
         assert s is not None
+        if self.mesh is None and self._mesh_on and s.seat is not None and s.stopped is None:
+            self._start_mesh()
         own_from = before if self._own_move else len(s)  # entries from here on are ours
         while s.take_outgoing():
             pass
+        if self.mesh is not None and len(s) > own_from:
+            self.mesh.push_own(own_from, s.entries[own_from:])
         if len(s) > before:
             # Our own move is made durable before it leaves (a crash must not let us sign a
             # different move for the same seq). Everything else goes out first and is synced
@@ -485,13 +496,52 @@ class Link:
             self.driver.on_events(events or [], self)
         if s.stopped is not None and self.stopped is None:
             c = s.stopped
-            why = shown(c.reason)
-            self.driver.on_notice(f"the game is stopped: seat {c.seat + 1} cheated ({why})")
-            self.stopped = Outcome(False, f"seat {c.seat + 1} cheated: {why}", len(s))
+            verdict = self.mesh.on_cheat(c.evidence[0]) if self.mesh and c.evidence else None
+            self.mesh_stop(verdict or Verdict(c.seat, c.reason, None))
             return
         if self.my_turn and self._turn_at != len(s):
             self._turn_at = len(s)
             self.driver.on_turn(self)
+
+    # ----- the mesh (zoo_p2p.net.mesh) ---------------------------------------------------
+    def _mesh_address(self) -> tuple[str, str]:
+        return ("127.0.0.1", "127.0.0.1")
+
+    def _start_mesh(self) -> None:
+        bind, advertise = self._mesh_address()
+        try:
+            self.mesh = Mesh(self, bind=bind, advertise=advertise, curve=self._mesh_curve())
+        except zmq.ZMQError as exc:
+            self._mesh_on = False
+            self.driver.on_notice(f"no direct links (cannot listen on {bind}: {exc})")
+
+    def _mesh_curve(self) -> bool:
+        return True
+
+    def mesh_tunnel(self, data: bytes, to: int | None) -> None:
+        """Send a mesh message over the host link (host: to seat `to`, or every seat)."""
+
+    def mesh_notice(self, text: str) -> None:
+        """Tell the player something the mesh found out (and log it)."""
+        log.warning("%s", text)
+        self.driver.on_notice(text)
+
+    def mesh_log_path(self) -> Any:
+        """Where our log file is (proofs are kept beside it)."""
+        return getattr(self.sink, "path", None)
+
+    def mesh_stop(self, verdict: Verdict) -> None:
+        """Stop the game with a proven verdict (ours or a peer's proof that we checked)."""
+        if self.stopped is not None or self.session is None:
+            return
+        s = self.session
+        who = seat_word(verdict.seat, s.seats[verdict.seat].team.label)
+        why = shown(verdict.reason)
+        text = f"the game is stopped: {who} cheated ({why})"
+        if verdict.saved is not None:
+            text += f"; the proof is kept in {verdict.saved}"
+        self.driver.on_notice(text)
+        self.stopped = Outcome(False, f"{who} cheated: {why}", len(s))
 
     def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
         """Send newly appended entries to whoever needs them (host: everyone; joiner: the host,
@@ -519,6 +569,9 @@ class Link:
                         fn()
                     continue
                 self.tick(now)
+                self._liveness_tick(now)
+                if self.mesh is not None:
+                    self.mesh.tick(now)
                 wake = min([t[0] for t in self._timers] + [now + 0.2])
                 if deadline is not None:
                     wake = min(wake, deadline)
@@ -526,6 +579,8 @@ class Link:
                     if isinstance(sock, int):
                         if not self.driver.on_fd(sock, self):
                             self.poller.unregister(sock)
+                    elif self.mesh is not None and self.mesh.owns(sock):
+                        self.mesh.on_socket(sock)
                     else:
                         self.on_socket(sock)
         except KeyboardInterrupt:
@@ -545,6 +600,8 @@ class Link:
 
     def close(self) -> None:
         """Close every socket and the context, and the log file."""
+        if self.mesh is not None:
+            self.mesh.close()
         self.ctx.destroy(linger=0)
         close = getattr(self.sink, "close", None)
         if close is not None:
@@ -784,7 +841,28 @@ class Host(Link):
             data = wire.pack("entries", **{"from": first, "e": batch})
             for rid, conn in list(self.conns.items()):  # every live link of a seat
                 if conn.seat is not None and conn.seat != skip_seat:
+                    if self.mesh is not None and not self.mesh.relay_needed(conn.seat, batch):
+                        continue  # that seat hears every author directly
                     self._send(rid, data)
+
+    def _mesh_address(self) -> tuple[str, str]:
+        return (self.options.bind, self.invite.host)
+
+    def _mesh_curve(self) -> bool:
+        return self.options.curve
+
+    def mesh_tunnel(self, data: bytes, to: int | None) -> None:
+        """Pass a mesh message to one seat or to every seat over the host link."""
+        msg = wire.pack("mesh", m=data)
+        for rid, conn in list(self.conns.items()):
+            if conn.seat is not None and conn.seat != 0 and (to is None or conn.seat == to):
+                self._send(rid, msg)
+
+    def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
+        """Claim votes and resignations go to every seat but the one they came from."""
+        for rid, conn in list(self.conns.items()):
+            if conn.seat is not None and conn.seat != skip_seat:
+                self._send(rid, data)
 
     def _lobby_msg(self) -> bytes:
         seats = [[s.name, self.fingerprint(s.pub), s.team] for s in self.lobby]
@@ -945,6 +1023,15 @@ class Host(Link):
         elif kind == "sync":
             if self.session is not None and self._sync_allowed(conn, now):
                 self._send_entries(rid, msg["from"])
+        elif kind == "mesh":
+            if self.mesh is not None and conn.seat is not None:
+                self.mesh.on_tunnel(conn.seat, msg["m"])
+        elif kind == "claim":
+            if conn.seat is not None:
+                self._on_vote(conn.seat, msg["vote"])
+        elif kind == "resign":
+            if conn.seat is not None:
+                self._on_resign(conn.seat, msg["r"], msg["key"])
         elif kind == "done":
             conn.done = True
         elif kind in ("bye", "leave"):
@@ -1071,6 +1158,9 @@ class Host(Link):
         else:
             have = min(hello.have, len(self.session.entries))
             self._send_entries(rid, have)
+            if self.mesh is not None:
+                for card in self.mesh.cards_for():
+                    self._send(rid, wire.pack("mesh", m=card))
             if hello.have > len(self.session.entries):
                 self._send(rid, wire.pack("sync", **{"from": len(self.session.entries)}))
             self._presence(now, force=True)
@@ -1335,8 +1425,32 @@ class Joiner(Link):
             )
         )
 
+    def _mesh_address(self) -> tuple[str, str]:
+        return advertise_for(self.invite.host)
+
+    def _mesh_curve(self) -> bool:
+        return self.options.curve
+
+    def mesh_tunnel(self, data: bytes, to: int | None) -> None:
+        """Send a mesh message to the host."""
+        if self.host_pub is not None and to in (None, 0):
+            self._send(wire.pack("mesh", m=data))
+
+    def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
+        """Our claim votes and resignation go to the host, which relays them."""
+        if skip_seat is None:
+            self._send(data)
+
     def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
-        """Send the entries we wrote ourselves to the host."""
+        """Send the entries we wrote ourselves to the host (unless it hears us directly)."""
+        s = self.session
+        if (
+            self.mesh is not None
+            and s is not None
+            and s.seat is not None
+            and self.mesh.hears(0, s.seat)
+        ):
+            return  # the host hears us directly: it has our entries already
         mine = entries[max(0, own_from - start) :]
         for f, batch in wire.batches(mine, max(start, own_from)):
             self._send(wire.pack("entries", **{"from": f, "e": batch}))
@@ -1472,6 +1586,13 @@ class Joiner(Link):
             else:
                 self.dropped += 1
                 log.warning("dropped a seats message that does not fit the seats")
+        elif kind == "mesh":
+            if self.mesh is not None:
+                self.mesh.on_tunnel(0, msg["m"])
+        elif kind == "claim":
+            self._on_vote(None, msg["vote"])
+        elif kind == "resign":
+            self._on_resign(None, msg["r"], b"")
         elif kind == "reject":
             self.stopped = Outcome(False, f"the host said: {shown(msg['reason'])}", self._have())
         elif kind == "leave":
@@ -1498,6 +1619,8 @@ class Joiner(Link):
             start, entries = 1, entries[1:]
             self.driver.on_notice("the game is set up: dealing…")
         gap = self.deliver(start, entries, "the host")
+        if self.mesh is not None:
+            self.mesh.heard(0, start, entries)
         if gap is not None:
             self._ask_sync(gap)
 

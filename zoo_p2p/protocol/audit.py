@@ -8,18 +8,24 @@ decoded once and verified once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from zoo_p2p.errors import RemoteProtocolError
-from zoo_p2p.protocol.encoding import Kind
+from zoo_p2p.errors import LogError, RemoteProtocolError
+from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.events import Floor, Gap, MoveApplied, SeatInfo
+from zoo_p2p.protocol.evidence import Conviction, ProofError, check, convicted_by
+from zoo_p2p.protocol.liveness import ABANDONED, Ending
 from zoo_p2p.protocol.session import Session
+from zoo_p2p.text import seat_word
 
 OK = "ok"
-FAULT = "fault"
 INCOMPLETE = "incomplete"
+CHEAT = "cheat"
+REJECTED = "rejected"
+FAULT = REJECTED  # the former name of a verdict that names no seat
+VERDICTS = (OK, INCOMPLETE, CHEAT, REJECTED)
 
 _WAITING = {
     Kind.COMMIT: "has not sent its commitments",
@@ -54,21 +60,52 @@ class AuditReport:
     winners: tuple[int, ...] = ()
     waiting_for: Floor | None = None
     notes: tuple[str, ...] = ()
+    ending: Ending | None = None  # how the game ended (§10): finished, claimed, resigned, abandoned
+    ending_text: str | None = None
+
+    def with_ending(self) -> AuditReport:
+        """Scores and winners as the ending settles them (§10.5), when a claim or a resignation
+        ended the game or a resigned seat was played on."""
+        e = self.ending
+        if e is None or e.kind == ABANDONED:
+            return self
+        return replace(self, scores=e.scores, winners=e.winners)
+
+    fault_entries: tuple[int, ...] = ()
+    torn_bytes: int = 0
+    convictions: tuple[Conviction, ...] = ()
+    provisional: bool = False
 
     @property
     def ok(self) -> bool:
         """True only when the log is complete and every check held."""
         return self.verdict == OK
 
+    @property
+    def cheater(self) -> int | None:
+        """The seat proven to cheat (by the log itself, else by a stored proof), or None."""
+        if self.fault_seat is not None:
+            return self.fault_seat
+        return self.convictions[0].seat if self.convictions else None
+
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (bytes as hex)."""
+        """A JSON-ready dict (bytes as hex); fields and types in PROTOCOL.md §8.2."""
         return {
             "verdict": self.verdict,
             "entries": self.entries,
             "checked": self.checked,
             "fault": None
             if self.fault_index is None
-            else {"index": self.fault_index, "reason": self.fault_reason, "seat": self.fault_seat},
+            else {
+                "index": self.fault_index,
+                "reason": self.fault_reason,
+                "seat": self.fault_seat,
+                "entries": list(self.fault_entries),
+            },
+            "proofs": [
+                {"seat": c.seat, "reason": c.reason, "entries": list(c.seqs)}
+                for c in self.convictions
+            ],
             "game_id": None if self.game_id is None else self.game_id.hex(),
             "variant": self.variant,
             "seats": [
@@ -85,78 +122,162 @@ class AuditReport:
             "waiting_for": None
             if self.waiting_for is None
             else {"seat": self.waiting_for.seat, "kind": self.waiting_for.kind},
+            "provisional": self.provisional,
             "notes": list(self.notes),
+            "torn": self.torn_bytes,
+            "ending": _ending_json(self.ending, self.ending_text),
         }
 
 
-def audit(entries: Sequence[bytes]) -> AuditReport:
-    """Audit a log (its entries, genesis first); never raises for bad input, reports it."""
-    if not entries:
-        return AuditReport(FAULT, 0, 0, 0, "the log is empty")
+def audit(
+    entries: Iterable[bytes],
+    *,
+    torn: Callable[[], int] | None = None,
+    proofs: Sequence[bytes] = (),
+) -> AuditReport:
+    """Audit a log (its entries, genesis first); never raises for bad input, reports it.
+
+    `entries` may be a lazy reader: it is consumed only up to the first fault, and a LogError it
+    raises (unreadable bytes) is the fault at that index. `torn()` gives the size of a torn tail
+    once the entries are exhausted. `proofs` are stored evidence (`<log>.proofs`), each re-checked
+    against this log's genesis; a proof that checks makes the verdict *cheat*.
+    """
+    it = iter(entries)
     try:
-        session = Session(entries[0])
+        genesis = next(it)
+    except StopIteration:
+        return _early(0, "the log is empty: no genesis", torn)
+    except LogError as exc:
+        return _early(0, exc.reason, None)
+    try:
+        session = Session(genesis)
     except RemoteProtocolError as exc:
-        return AuditReport(FAULT, len(entries), 0, 0, f"genesis: {exc.reason}", 0)
+        return _early(0, f"genesis: {exc.reason}", None, entries=1)
     moves: list[str] = []
-    fault: tuple[int, str, int | None] | None = None
-    for i in range(1, len(entries)):
-        raw = entries[i]
+    fault: _Fault | None = None
+    count = 1
+    while True:
+        try:
+            raw = next(it)
+        except StopIteration:
+            break
+        except LogError as exc:
+            fault = _Fault(count if exc.index is None else exc.index, exc.reason)
+            break
+        i = count
+        count += 1
         try:
             events = session.receive(raw)
         except RemoteProtocolError as exc:
-            fault = (i, exc.reason, exc.seat)
+            seat = convicted_by(session, raw, exc)
+            cited: tuple[int, ...] = (i,)
+            if seat is not None:
+                evidence = getattr(exc, "evidence", ())
+                cited += tuple(decode_entry(x).seq for x in evidence if x != raw)
+            fault = _Fault(i, exc.reason, seat, cited)
             break
         if len(session) != i + 1:
             if events and isinstance(events[0], Gap):
                 why = f"entries are missing before this one (expected seq {i})"
             else:
-                why = "duplicate of an earlier entry"
-            fault = (i, why, None)
+                why = f"exact duplicate of entry {decode_entry(raw).seq}"
+            fault = _Fault(i, why, None, (i,))
             break
         for ev in events:
             if isinstance(ev, MoveApplied):
                 moves.append(str(ev.move))
-    return _report(session, entries, moves, fault)
+    torn_bytes = torn() if torn is not None and fault is None else 0
+    if fault is None and torn_bytes and session.finished:
+        why = f"{torn_bytes} bytes follow the complete game (nothing may follow it)"
+        fault = _Fault(count, why)
+    convictions, notes = _check_proofs(genesis, proofs)
+    return _report(session, count, moves, fault, torn_bytes, convictions, notes)
+
+
+@dataclass(frozen=True)
+class _Fault:
+    index: int
+    reason: str
+    seat: int | None = None
+    cited: tuple[int, ...] = ()
+
+
+def _early(
+    index: int, reason: str, torn: Callable[[], int] | None, *, entries: int = 0
+) -> AuditReport:
+    torn_bytes = torn() if torn is not None else 0
+    if torn_bytes:
+        reason = f"the log holds only a torn entry ({torn_bytes} bytes): no genesis"
+    return AuditReport(
+        REJECTED, entries, 0, index, reason, None, fault_entries=(index,), torn_bytes=torn_bytes
+    )
+
+
+def _check_proofs(
+    genesis: bytes, proofs: Sequence[bytes]
+) -> tuple[tuple[Conviction, ...], list[str]]:
+    convictions: list[Conviction] = []
+    notes: list[str] = []
+    for k, proof in enumerate(proofs):
+        try:
+            c = check(proof, genesis)
+        except ProofError as exc:
+            notes.append(f"stored proof {k + 1} proves nothing: {exc.reason}")
+            continue
+        if all(c.seat != x.seat or c.seqs != x.seqs for x in convictions):
+            convictions.append(c)
+    return tuple(convictions), notes
 
 
 def report_for(session: Session) -> AuditReport:
     """The report of a session that has already read a log without fault (nothing re-checked)."""
     moves = [] if session.state is None else [str(m) for m in session.state.history]
-    return _report(session, session.entries, moves, None)
+    return _report(session, len(session), moves, None, 0, (), [])
 
 
 def _report(
     session: Session,
-    entries: Sequence[bytes],
+    count: int,
     moves: list[str],
-    fault: tuple[int, str, int | None] | None,
+    fault: _Fault | None,
+    torn_bytes: int,
+    convictions: tuple[Conviction, ...],
+    proof_notes: list[str],
 ) -> AuditReport:
     notes: list[str] = []
     waiting = session.floor
     if fault is not None:
-        verdict = FAULT
+        verdict = CHEAT if fault.seat is not None else REJECTED
         waiting = None
+    elif convictions:
+        verdict = CHEAT
     elif session.finished:
         verdict = OK
     else:
         verdict = INCOMPLETE
+    if fault is None and not session.finished:
         if waiting is not None:
-            name = session.seats[waiting.seat].name
+            team = session.seats[waiting.seat].team.label
             notes.append(
-                f"the log stops at entry {len(entries)}: seat {waiting.seat} ({name}) "
+                f"the log stops at entry {count}: {seat_word(waiting.seat, team)} "
                 f"{_WAITING.get(waiting.kind, 'has not spoken')}"
             )
         if session.opened_deal is None:
             notes.append("seeds not all opened: unrevealed cards and permutations not checked")
+        if torn_bytes:
+            notes.append(f"a torn last entry ({torn_bytes} bytes) was dropped")
+    notes.extend(proof_notes)
     deal = session.opened_deal
     st = session.state
+    provisional = session.final_scores is None and st is not None
+    ending = None if fault is not None else session.outcome()
     return AuditReport(
         verdict=verdict,
-        entries=len(entries),
+        entries=count,
         checked=len(session),
-        fault_index=None if fault is None else fault[0],
-        fault_reason=None if fault is None else fault[1],
-        fault_seat=None if fault is None else fault[2],
+        fault_index=None if fault is None else fault.index,
+        fault_reason=None if fault is None else fault.reason,
+        fault_seat=None if fault is None else fault.seat,
         game_id=session.game_id,
         variant=session.variant.value,
         seats=session.seats,
@@ -172,4 +293,27 @@ def _report(
         winners=tuple(st.winners()) if st is not None and session.final_scores else (),
         waiting_for=waiting,
         notes=tuple(notes),
-    )
+        fault_entries=() if fault is None else fault.cited,
+        torn_bytes=torn_bytes,
+        convictions=convictions,
+        provisional=provisional,
+        ending=ending,
+        ending_text=None if ending is None else ending.describe(session.seats),
+    ).with_ending()
+
+
+def _ending_json(ending: Ending | None, text: str | None) -> dict[str, Any] | None:
+    """The `ending` object of `zoo verify --json` (§10.6)."""
+    if ending is None:
+        return None
+    return {
+        "kind": ending.kind,
+        "text": text,
+        "seat": ending.seat,
+        "at": ending.at,
+        "floor_kind": ending.floor_kind,
+        "claimed_by": list(ending.by),
+        "late_entries": list(ending.late),
+        "seconds": ending.seconds,
+        "resigned": list(ending.resigned),
+    }

@@ -28,6 +28,7 @@ DOMAIN_COMMIT = b"zoo-p2p/v1/commit\x00"
 DOMAIN_NONCE = b"zoo-p2p/v1/nonce\x00"
 DOMAIN_NONCE_DERIVE = b"zoo-p2p/v1/nonce-from-seed\x00"
 DOMAIN_FIRST = b"zoo-p2p/v1/first-player\x00"
+DOMAIN_GAME_KEY = b"zoo-p2p/v1/game-key\x00"
 
 # Rejection-sampling limits: a byte b is accepted for range m iff b < _LIMIT[m]; then j = b % m.
 _LIMIT = [0] + [256 - (256 % m) for m in range(1, 257)]
@@ -43,10 +44,20 @@ def n_tables(general: bool) -> int:
     return 1 if general else 1 + len(MUTANT_VALUES)
 
 
-def derive_permutation(seed: bytes, table: int) -> list[int]:
+def game_key(seed: bytes, game_id: bytes) -> bytes:
+    """The seat's per-game key: HMAC(seed, DOMAIN_GAME_KEY ‖ game_id).
+
+    Every table, salt and derived nonce comes from this key, not from the seed directly, so a
+    seed reused in another game gives tables that share nothing with this game's.
+    """
+    return hmac_sha256(seed, DOMAIN_GAME_KEY + game_id)
+
+
+def derive_permutation(key: bytes, table: int) -> list[int]:
     """The seat's secret permutation for `table`, by HMAC-SHA256-driven Fisher–Yates.
 
-    The byte stream is HMAC(seed, DOMAIN_PERM ‖ table ‖ counter_be32) for counter 0, 1, ...;
+    `key` is the per-game key (`game_key`). The byte stream is
+    HMAC(key, DOMAIN_PERM ‖ table ‖ counter_be32) for counter 0, 1, ...;
     for i = n-1 down to 1, draw bytes until b < 256 - 256 % (i+1), swap a[i] with a[b % (i+1)].
     """
     n = table_size(table)
@@ -61,7 +72,7 @@ def derive_permutation(seed: bytes, table: int) -> list[int]:
         lim = limit[m]
         while True:
             if pos == len(stream):
-                stream = hmac_sha256(seed, prefix + struct.pack(">I", counter))
+                stream = hmac_sha256(key, prefix + struct.pack(">I", counter))
                 counter += 1
                 pos = 0
             b = stream[pos]
@@ -73,9 +84,9 @@ def derive_permutation(seed: bytes, table: int) -> list[int]:
     return a
 
 
-def derive_salt(seed: bytes, table: int, index: int) -> bytes:
-    """The salt of one table entry: HMAC(seed, DOMAIN_SALT ‖ table ‖ index)."""
-    return hmac_sha256(seed, DOMAIN_SALT + bytes((table, index)))
+def derive_salt(key: bytes, table: int, index: int) -> bytes:
+    """The salt of one table entry: HMAC(key, DOMAIN_SALT ‖ table ‖ index), key = game_key."""
+    return hmac_sha256(key, DOMAIN_SALT + bytes((table, index)))
 
 
 def commitment(game_id: bytes, seat: int, table: int, index: int, value: int, salt: bytes) -> bytes:
@@ -88,9 +99,9 @@ def nonce_commitment(game_id: bytes, seat: int, nonce: bytes) -> bytes:
     return sha256(DOMAIN_NONCE + game_id + bytes((seat,)) + nonce)
 
 
-def nonce_from_seed(seed: bytes) -> bytes:
+def nonce_from_seed(seed: bytes, game_id: bytes) -> bytes:
     """A first-player nonce derived from the seed (used when no nonce is given)."""
-    return hmac_sha256(seed, DOMAIN_NONCE_DERIVE)
+    return hmac_sha256(game_key(seed, game_id), DOMAIN_NONCE_DERIVE)
 
 
 def first_player(game_id: bytes, nonces: Sequence[bytes]) -> int:
@@ -107,12 +118,13 @@ class SeatTables:
     salts: tuple[tuple[bytes, ...], ...]
 
     @classmethod
-    def from_seed(cls, seed: bytes, *, general: bool) -> SeatTables:
-        """Derive every table and salt of a seat from its secret seed."""
+    def from_seed(cls, seed: bytes, game_id: bytes, *, general: bool) -> SeatTables:
+        """Derive every table and salt of a seat from its secret seed and the game id."""
         count = n_tables(general)
-        tables = tuple(tuple(derive_permutation(seed, t)) for t in range(count))
+        key = game_key(seed, game_id)
+        tables = tuple(tuple(derive_permutation(key, t)) for t in range(count))
         salts = tuple(
-            tuple(derive_salt(seed, t, i) for i in range(table_size(t))) for t in range(count)
+            tuple(derive_salt(key, t, i) for i in range(table_size(t))) for t in range(count)
         )
         return cls(tables, salts)
 

@@ -23,6 +23,12 @@ SIG_SIZE = 64
 HASH_SIZE = 32
 ZERO_HASH = bytes(HASH_SIZE)
 MAX_SEQ = 1_000_000
+# The longest possible game (PROTOCOL.md §2.3): every move captures exactly one card, so a game has
+# at most 50 + 4·n moves; with the genesis, 4 entries per seat (commit, open, seed, result) and at
+# most one reveal round of n entries per move, n = 4 gives 1 + 16 + 66·5 = 347 entries. Rounded
+# up to 512 (room for resignations and claims), each at most MAX_ENTRY_SIZE bytes.
+MAX_LOG_ENTRIES = 512
+MAX_LOG_BYTES = MAX_LOG_ENTRIES * MAX_ENTRY_SIZE
 
 
 class Kind:
@@ -35,8 +41,10 @@ class Kind:
     REVEAL = "reveal"
     SEED = "seed"
     RESULT = "result"
+    CLAIM = "claim"  # §10: the other seats claim the game from a seat whose time ran out
+    RESIGN = "resign"  # §10: a seat's signed resignation
 
-    ALL = frozenset({GENESIS, COMMIT, OPEN, MOVE, REVEAL, SEED, RESULT})
+    ALL = frozenset({GENESIS, COMMIT, OPEN, MOVE, REVEAL, SEED, RESULT, CLAIM, RESIGN})
 
 
 @dataclass(frozen=True, slots=True)

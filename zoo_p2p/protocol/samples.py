@@ -16,6 +16,7 @@ from zoo_p2p.protocol.deal import (
     derive_permutation,
     derive_salt,
     first_player,
+    game_key,
     nonce_commitment,
     nonce_from_seed,
 )
@@ -47,22 +48,28 @@ def _seed(label: str) -> bytes:
 
 
 def permutation_vectors() -> dict[str, Any]:
-    """Seed → permutations and salts of every table, for a few seeds."""
+    """(seed, game id) → per-game key → permutations and salts of every table, a few cases."""
     cases = []
-    for label in ("a", "b", "c"):
+    for label, game in (("a", "game"), ("b", "game"), ("c", "game"), ("a", "other game")):
         seed = _seed(label)
+        game_id = _seed(game)
+        key = game_key(seed, game_id)
         cases.append(
             {
                 "seed": seed.hex(),
-                "tables": {str(t): derive_permutation(seed, t) for t in range(5)},
-                "salts_table0_first3": [derive_salt(seed, 0, i).hex() for i in range(3)],
-                "salts_table4_last": derive_salt(seed, 4, 9).hex(),
-                "nonce_from_seed": nonce_from_seed(seed).hex(),
+                "game_id": game_id.hex(),
+                "game_key": key.hex(),
+                "tables": {str(t): derive_permutation(key, t) for t in range(5)},
+                "salts_table0_first3": [derive_salt(key, 0, i).hex() for i in range(3)],
+                "salts_table4_last": derive_salt(key, 4, 9).hex(),
+                "nonce_from_seed": nonce_from_seed(seed, game_id).hex(),
             }
         )
     return {
-        "description": "derive_permutation(seed, table) and derive_salt(seed, table, index); "
-        "table 0 = deal (50), tables 1..4 = mutant tables of values 0..3 (10)",
+        "description": "game_key(seed, game_id) = HMAC(seed, 'zoo-p2p/v1/game-key\\0' || game_id); "
+        "derive_permutation(game_key, table) and derive_salt(game_key, table, index); "
+        "table 0 = deal (50), tables 1..4 = mutant tables of values 0..3 (10). The last case "
+        "reuses seed 'a' in another game: nothing is shared.",
         "cases": cases,
     }
 
@@ -71,7 +78,7 @@ def commitment_vectors() -> dict[str, Any]:
     """Commitments, nonce commitments and first-player derivations for fixed inputs."""
     game_id = _seed("game")
     seed = _seed("a")
-    tables = SeatTables.from_seed(seed, general=False)
+    tables = SeatTables.from_seed(seed, game_id, general=False)
     blobs = tables.commitments(game_id, 2)
     nonces = [_seed(f"nonce{i}") for i in range(4)]
     return {
@@ -117,9 +124,9 @@ def entry_vectors() -> dict[str, Any]:
     }
 
 
-def sample_log_vector() -> dict[str, Any]:
-    """A complete signed 2-seat standard game, with what an auditor must find."""
-    game = sample_game(2, Variant.STANDARD)
+def sample_log_vector(n_seats: int = 2, variant: Variant = Variant.STANDARD) -> dict[str, Any]:
+    """A complete signed game (2-seat standard by default), with what an auditor must find."""
+    game = sample_game(n_seats, variant)
     s = game.sessions[0]
     assert s.opened_deal is not None and s.state is not None
     return {
@@ -140,4 +147,5 @@ def all_vectors() -> dict[str, dict[str, Any]]:
         "commitments.json": commitment_vectors(),
         "entries.json": entry_vectors(),
         "sample-log-2p.json": sample_log_vector(),
+        "sample-log-3p-general.json": sample_log_vector(3, Variant.GENERAL),
     }

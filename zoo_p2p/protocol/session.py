@@ -16,7 +16,12 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from zoo_p2p.errors import CheatError, IllegalMoveError, LocalProtocolError, RemoteProtocolError
-from zoo_p2p.protocol.crypto import public_key_bytes, public_key_from_bytes, sha256
+from zoo_p2p.protocol.crypto import (
+    check_public_key,
+    public_key_bytes,
+    public_key_from_bytes,
+    sha256,
+)
 from zoo_p2p.protocol.deal import (
     COMMIT_SIZE,
     DEAL_TABLE,
@@ -57,7 +62,28 @@ from zoo_p2p.protocol.events import (
     SeedOpened,
     SeedsOpened,
 )
+from zoo_p2p.protocol.liveness import (
+    ABANDONED,
+    CLAIMED,
+    FINISHED,
+    RESIGNED,
+    Claimed,
+    Clocks,
+    Ending,
+    Resignation,
+    Resigned,
+    Vote,
+    forfeit_winners,
+    parse_resignation,
+    resign_bytes,
+    sign_resignation,
+    sign_vote,
+    signature_ok,
+    vote_bytes,
+)
+from zoo_p2p.protocol.names import check_name
 from zoo_p2p.rules import N_SQUARES, Move, Send, State, Step, Team, Variant
+from zoo_p2p.text import seat_word
 
 MAX_NAME_LEN = 32
 MOVE_SEND = 0
@@ -96,36 +122,48 @@ def _is_bin(x: Any, size: int) -> bool:
 
 
 class Genesis:
-    """The parsed genesis body: nonce, variant, seats, fixed first player (or None)."""
+    """The parsed genesis body: nonce, variant, seats, fixed first player (or None), clocks."""
 
-    __slots__ = ("first_player", "nonce", "seats", "variant")
+    __slots__ = ("clocks", "first_player", "has_clocks", "nonce", "seats", "variant")
 
     def __init__(
-        self, nonce: bytes, variant: Variant, seats: tuple[SeatInfo, ...], first: int | None
+        self,
+        nonce: bytes,
+        variant: Variant,
+        seats: tuple[SeatInfo, ...],
+        first: int | None,
+        clocks: Clocks | None = None,
     ) -> None:
         self.nonce = nonce
         self.variant = variant
         self.seats = seats
         self.first_player = first
+        self.has_clocks = clocks is not None
+        self.clocks = clocks or Clocks()
 
     def to_body(self) -> list[Any]:
-        """The genesis body as packed: [nonce, variant, [[name, key, team]...], first|nil]."""
-        return [
+        """The genesis body as packed: [nonce, variant, [[name, key, team]...], first|nil,
+        clocks] (a genesis without clocks, from before §10, has only the first four)."""
+        body: list[Any] = [
             self.nonce,
             self.variant.value,
             [[s.name, s.public_key, int(s.team)] for s in self.seats],
             self.first_player,
         ]
+        if self.has_clocks:
+            body.append(self.clocks.to_body())
+        return body
 
     @classmethod
     def from_body(cls, body: Any) -> Genesis:
         """Validate and parse a genesis body (RemoteProtocolError naming what is wrong)."""
-        if not (isinstance(body, list) and len(body) == 4):
-            raise RemoteProtocolError("genesis body is not [nonce, variant, seats, first]")
-        nonce, variant, seats, first = body
+        if not (isinstance(body, list) and len(body) in (4, 5)):
+            raise RemoteProtocolError("genesis body is not [nonce, variant, seats, first, clocks]")
+        nonce, variant, seats, first = body[:4]
+        clocks = Clocks.from_body(body[4]) if len(body) == 5 else None
         if not _is_bin(nonce, NONCE_SIZE):
             raise RemoteProtocolError("genesis nonce is not 32 bytes")
-        if variant not in ("standard", "general"):
+        if type(variant) is not str or variant not in ("standard", "general"):
             raise RemoteProtocolError(f"unknown variant {variant!r}")
         if not (isinstance(seats, list) and 2 <= len(seats) <= 4):
             raise RemoteProtocolError("a game has 2 to 4 seats")
@@ -134,15 +172,14 @@ class Genesis:
             if not (isinstance(s, list) and len(s) == 3):
                 raise RemoteProtocolError("a seat is not [name, public_key, team]")
             name, key, team = s
-            if not (
-                type(name) is str
-                and 1 <= len(name) <= MAX_NAME_LEN
-                and name.isprintable()
-                and name == name.strip()
-            ):
-                raise RemoteProtocolError("a seat name must be 1..32 printable characters")
-            if not _is_bin(key, 32):
-                raise RemoteProtocolError("a seat public key is not 32 bytes")
+            try:
+                check_name(name)
+            except ValueError as exc:
+                raise RemoteProtocolError(f"seat name: {exc}") from None
+            try:
+                check_public_key(key)
+            except ValueError as exc:
+                raise RemoteProtocolError(f"seat public key: {exc}") from None
             if type(team) is not int or not 0 <= team <= 3:
                 raise RemoteProtocolError("a seat team is not 0..3")
             infos.append(SeatInfo(name, key, Team(team)))
@@ -152,7 +189,7 @@ class Genesis:
             raise RemoteProtocolError("two seats have the same public key")
         if first is not None and (type(first) is not int or not 0 <= first < len(infos)):
             raise RemoteProtocolError("genesis first player is not a seat")
-        return cls(nonce, Variant(variant), tuple(infos), first)
+        return cls(nonce, Variant(variant), tuple(infos), first, clocks)
 
 
 class Session:
@@ -166,9 +203,12 @@ class Session:
         variant: Variant,
         first_player: int | None,
         nonce: bytes,
+        clocks: Clocks | None = None,
     ) -> bytes:
-        """Build and sign the genesis entry (host = seat 0); LocalProtocolError on bad input."""
-        g = Genesis(nonce, Variant(variant), tuple(seats), first_player)
+        """Build and sign the genesis entry (host = seat 0); LocalProtocolError on bad input.
+
+        `clocks` (§10) default to `Clocks()`: 300 s a move, 15 s for what software computes."""
+        g = Genesis(nonce, Variant(variant), tuple(seats), first_player, clocks or Clocks())
         body = g.to_body()
         try:
             Genesis.from_body(body)
@@ -203,10 +243,10 @@ class Session:
             ]
         except ValueError:
             raise RemoteProtocolError("a seat public key is invalid", entry=genesis) from None
-        self._verify(e, 0)
         self.genesis = g
-        self.game_id: bytes = sha256(genesis)
         self.n: int = len(g.seats)
+        self._verify(e, 0)  # the genesis is signed by seat 0's key, read from its own body
+        self.game_id: bytes = sha256(genesis)
         self.variant: Variant = g.variant
         self._general = g.variant is Variant.GENERAL
         self._n_tables = n_tables(self._general)
@@ -236,6 +276,18 @@ class Session:
         self._seeds: list[bytes] = []
         self._seat_tables: list[SeatTables] = []
         self.finished: bool = False
+        # clocks, claims and resignations (§10)
+        self.clocks: Clocks = g.clocks
+        self._floors: list[Floor | None] = [None, self._floor]  # the floor at each log length
+        self._totals_at: list[tuple[int, ...] | None] = [None, None]  # public totals, likewise
+        self._votes: dict[int, Vote] = {}
+        self._vote_at = 0  # the log length the held votes are about
+        self._voted_at = 0  # we signed a vote at this log length: the floor holder is late
+        self._adopt: list[Any] | None = None  # a claim body to append after our late answer
+        self._resignations: dict[int, Resignation] = {}  # statements not yet in the log
+        self.ending: Ending | None = None  # set by a claim, or a resignation in a 2-seat game
+        self.resigned: dict[int, int] = {}  # seat -> index of its resign entry
+        self.opened_seeds: dict[int, bytes] = {}  # seeds opened by resignations
         # local seat
         self.seat: int | None = None
         self._tables: SeatTables | None = None
@@ -252,9 +304,9 @@ class Session:
                 raise LocalProtocolError("a playing seat needs a 32-byte secret seed")
             self.seat = mine[0]
             self._seed = seed
-            self._tables = tables or SeatTables.from_seed(seed, general=self._general)
+            self._tables = tables or SeatTables.from_seed(seed, self.game_id, general=self._general)
             self._my_commits = self._tables.commitments(self.game_id, self.seat)
-            self._nonce = nonce if nonce is not None else nonce_from_seed(seed)
+            self._nonce = nonce if nonce is not None else nonce_from_seed(seed, self.game_id)
             if len(self._nonce) != NONCE_SIZE:
                 raise LocalProtocolError("the first-player nonce must be 32 bytes")
 
@@ -292,7 +344,7 @@ class Session:
         if self._stopped is not None:
             c = self._stopped
             raise RemoteProtocolError(
-                f"session stopped: seat {c.seat} cheated ({c.reason})", entry=raw, seat=c.seat
+                f"session stopped: {self.who(c.seat)} cheated ({c.reason})", entry=raw, seat=c.seat
             )
         try:
             e = decode_entry(raw)
@@ -303,8 +355,18 @@ class Session:
         if e.seq < n_held and self._entries[e.seq] == e.raw:
             return []
         if e.seat >= self.n:
-            raise RemoteProtocolError(f"no seat {e.seat} in this game", entry=e.raw, seat=e.seat)
+            raise RemoteProtocolError(
+                f"no seat {e.seat + 1} in this game of {self.n}", entry=e.raw, seat=e.seat
+            )
         self._verify(e, e.seat)
+        if e.seq < n_held and e.kind == Kind.CLAIM:
+            return self._claim_conflict(e)
+        if e.seq == n_held and self._voted_at == n_held and e.kind != Kind.CLAIM:
+            raise RemoteProtocolError(
+                f"seat {e.seat}'s {e.kind!r} came after we signed a claim at entry {n_held}",
+                entry=e.raw,
+                seat=e.seat,
+            )
         if e.seq < n_held:
             held = self._entries[e.seq]
             # A fork is equivocation inside this chain: same seat, same seq, same predecessor.
@@ -328,11 +390,42 @@ class Session:
             return [Gap(n_held)]
         return self._accept(e, local=False)
 
+    def signer_at(self, raw: bytes) -> int | None:
+        """The seat whose own valid signature puts `raw` on this log's chain, else None.
+
+        That is: `raw` decodes, names a seat of this game, carries that seat's valid signature,
+        and was signed either at the head (seq = log length, prev = hash of the last entry) or
+        at a held seq with the same predecessor and the same author as the held entry (a fork).
+        Only such an entry, when rejected, proves something against its author (PROTOCOL.md
+        §8); anything else (bad signature, unknown seat, another chain) convicts nobody.
+        """
+        try:
+            e = decode_entry(raw)
+        except RemoteProtocolError:
+            return None
+        if e.seat >= self.n:
+            return None
+        n_held = len(self._entries)
+        if e.seq == n_held:
+            chained = e.prev == self._head
+        elif 0 < e.seq < n_held:
+            chained = e.prev == sha256(self._entries[e.seq - 1]) and self._authors[e.seq] == e.seat
+        else:
+            chained = False
+        if not chained:
+            return None
+        try:
+            self._pubs[e.seat].verify(e.sig, e.payload)
+        except InvalidSignature:
+            return None
+        return e.seat
+
     def take_outgoing(self) -> list[bytes]:
         """Entries this seat owes right now (commit, reveals, seed, result), already appended."""
         out: list[bytes] = []
         if self.seat is None or self._stopped is not None:
             return out
+        out.extend(self._owed_liveness())
         while (
             self._floor is not None
             and self._floor.seat == self.seat
@@ -379,8 +472,14 @@ class Session:
             self._pubs[seat].verify(e.sig, e.payload)
         except InvalidSignature:
             raise RemoteProtocolError(
-                f"bad signature for seat {seat}", entry=e.raw, seat=seat
+                f"bad signature: not {self.who(seat)}'s key", entry=e.raw, seat=seat
             ) from None
+
+    def who(self, seat: int) -> str:
+        """How people read a seat of this game: `seat 2 (Blue)` (1-based, with its team)."""
+        if 0 <= seat < self.n:
+            return seat_word(seat, self.seats[seat].team.label)
+        return seat_word(seat)
 
     def _reject(self, e: Entry, reason: str) -> RemoteProtocolError:
         return RemoteProtocolError(reason, entry=e.raw, seat=e.seat)
@@ -389,29 +488,42 @@ class Session:
         ev = CheatDetected(seat, reason, evidence)
         self._stopped = ev
         raise CheatError(
-            f"seat {seat} cheated: {reason}", entry=e.raw, seat=seat, evidence=evidence
+            f"{self.who(seat)} cheated: {reason}", entry=e.raw, seat=seat, evidence=evidence
         )
 
     def _accept(self, e: Entry, *, local: bool) -> list[Event]:
         """Check an entry at the head of the log (signature already checked), apply, append."""
-        if self._floor is None:
+        if self._floor is None and not (e.kind == Kind.CLAIM and self.ending is None):
             raise self._reject(e, "the game is finished: no entry is expected")
         if e.prev != self._head:
             raise self._reject(
                 e, "prev_hash does not match the previous entry (another game, or a fork)"
             )
         f = self._floor
-        if e.seat != f.seat or e.kind != f.kind:
+        if e.kind in (Kind.CLAIM, Kind.RESIGN):
+            pass  # who may append these is checked by their handlers (§10)
+        elif f is None:  # pragma: no cover - refused above
+            raise self._reject(e, "the game is finished: no entry is expected")
+        elif e.seat != f.seat or e.kind != f.kind:
             raise self._reject(
                 e,
-                f"out of turn: seat {e.seat} sent {e.kind!r} but the floor is seat {f.seat} "
-                f"for {f.kind!r}",
+                f"out of turn: {self.who(e.seat)} sent {e.kind!r} but the floor is "
+                f"{self.who(f.seat)}'s, for {f.kind!r}",
             )
+        shape = _SHAPES.get(e.kind)
+        why = None if shape is None else shape(e.body, self.n, self._general)
+        if why is not None:
+            if local:
+                raise LocalProtocolError(f"our own {e.kind} body is malformed: {why}")
+            raise self._reject(e, f"{e.kind} body: {why}")
         handler = _HANDLERS[e.kind]
         events = handler(self, e, local)
         self._entries.append(e.raw)
         self._authors.append(e.seat)
         self._head = sha256(e.raw)
+        self._floors.append(self._floor)
+        st = self.state
+        self._totals_at.append(None if st is None else tuple(x.total for x in st.scores()))
         events.insert(0, EntryAccepted(e.seq, e.seat, e.kind))
         return events
 
@@ -639,7 +751,7 @@ class Session:
         b = e.body
         if not (isinstance(b, list) and len(b) == 1 and _is_bin(b[0], SEED_SIZE)):
             raise self._reject(e, "seed body is not [seed]")
-        tables = SeatTables.from_seed(b[0], general=self._general)
+        tables = SeatTables.from_seed(b[0], self.game_id, general=self._general)
         derived = tables.commitments(self.game_id, e.seat)
         for t, (got, want) in enumerate(zip(derived, self._commits[e.seat], strict=True)):
             if got != want:
@@ -706,6 +818,299 @@ class Session:
             events.append(Finished(totals))
         return events
 
+    # --- clocks, claims, resignations (§10) ---------------------------------------------
+    def time_allowed(self) -> int | None:
+        """Seconds the floor holder has for the entry it owes now (None: nobody owes one)."""
+        f = self.floor
+        return None if f is None else self.clocks.for_kind(f.kind)
+
+    def can_claim(self) -> bool:
+        """True if we hold a seat and another seat holds the floor (so we may vote to claim)."""
+        f = self.floor
+        return (
+            self.seat is not None
+            and self._key is not None
+            and f is not None
+            and (f.seat != self.seat)
+        )
+
+    def vote_claim(self) -> Vote:
+        """Sign our vote that the floor holder's time ran out at the current head.
+
+        From now on we refuse the floor holder's entry at this position (the vote binds us), so
+        no claim can be completed by the others while we go on with the late answer."""
+        f = self.floor
+        if not self.can_claim() or f is None or self.seat is None:
+            raise LocalProtocolError("nobody else holds the floor: there is nothing to claim")
+        at = len(self._entries)
+        vote = sign_vote(self._key_or_fail(), self.game_id, at, self._head, f.seat, self.seat)
+        self._voted_at = at
+        self.add_vote(vote)
+        return vote
+
+    def release_vote(self) -> None:
+        """Take back our binding vote (another voter went on with the floor holder's answer)."""
+        self._voted_at = 0
+
+    @property
+    def voted(self) -> bool:
+        """True while our vote against the floor holder at the current head binds us."""
+        return self._voted_at == len(self._entries) and self._voted_at > 0
+
+    def add_vote(self, vote: Vote) -> bool:
+        """Keep a claim vote about the current head; False (dropped) if stale or wrong."""
+        f = self.floor
+        at = len(self._entries)
+        if (
+            f is None
+            or vote.at != at
+            or vote.claimed != f.seat
+            or vote.seat == vote.claimed
+            or not 0 <= vote.seat < self.n
+            or not signature_ok(
+                self._pubs[vote.seat],
+                vote.sig,
+                vote_bytes(self.game_id, at, self._head, vote.claimed),
+            )
+        ):
+            return False
+        if self._vote_at != at:
+            self._votes, self._vote_at = {}, at
+        self._votes[vote.seat] = vote
+        return True
+
+    def votes_missing(self) -> list[int]:
+        """Seats whose vote the claim against the current floor holder still lacks."""
+        f = self.floor
+        if f is None:
+            return []
+        have = self._votes if self._vote_at == len(self._entries) else {}
+        return [i for i in range(self.n) if i != f.seat and i not in have]
+
+    def resign(self, stand_in: bytes | None) -> Resignation:
+        """Sign our resignation: opens our seed, names the stand-in's key (3+ seats; else None).
+
+        The statement is not an entry: the floor holder appends it (§10.4). Send it to all."""
+        if self.seat is None or self._seed is None:
+            raise LocalProtocolError("only a playing seat can resign")
+        if self.state is None or self.floor is None:
+            raise LocalProtocolError("a seat can resign only while the game is being played")
+        if (self.n == 2) != (stand_in is None):
+            raise LocalProtocolError("a stand-in key is needed with 3 or 4 seats, none with 2")
+        return sign_resignation(self._key_or_fail(), self.game_id, self.seat, self._seed, stand_in)
+
+    def add_resignation(self, r: Resignation) -> bool:
+        """Keep a seat's signed resignation until it is in the log; False if it is not valid."""
+        if (
+            not 0 <= r.seat < self.n
+            or r.seat in self.resigned
+            or self.floor is None
+            or self.state is None
+            or (self.n == 2) != (r.new_key is None)
+            or not signature_ok(
+                self._pubs[r.seat], r.sig, resign_bytes(self.game_id, r.seat, r.seed, r.new_key)
+            )
+        ):
+            return False
+        self._resignations[r.seat] = r
+        return True
+
+    def take_seat(self, key: Ed25519PrivateKey) -> int:
+        """Play, as a stand-in, the seat that a resignation handed to `key` (its seed is public)."""
+        pk = public_key_bytes(key)
+        for seat, pub in enumerate(self._pubs):
+            if seat in self.resigned and public_key_bytes(pub) == pk:
+                seed = self.opened_seeds[seat]
+                self.seat, self._key, self._seed = seat, key, seed
+                self._tables = SeatTables.from_seed(seed, self.game_id, general=self._general)
+                self._my_commits = self._tables.commitments(self.game_id, seat)
+                self._nonce = nonce_from_seed(seed, self.game_id)
+                return seat
+        raise LocalProtocolError("no resignation in this log names that key")
+
+    def outcome(self) -> Ending:
+        """How the game ended so far: finished, claimed, resigned, or abandoned (still open)."""
+        if self.ending is not None:
+            return self.ending
+        out = tuple(sorted(self.resigned))
+        if self.finished and self.final_scores is not None:
+            totals = self.final_scores
+            rest = [i for i in range(self.n) if i not in out] or list(range(self.n))
+            best = max(totals[i] for i in rest)
+            winners = tuple(i for i in rest if totals[i] == best)
+            return Ending(FINISHED, scores=totals, winners=winners, resigned=out)
+        f = self.floor
+        return Ending(
+            ABANDONED,
+            seat=None if f is None else f.seat,
+            at=len(self._entries),
+            floor_kind=None if f is None else f.kind,
+            resigned=out,
+        )
+
+    def _totals(self) -> tuple[int, ...]:
+        st = self.state
+        if st is None:
+            return tuple(0 for _ in range(self.n))
+        return tuple(s.total for s in st.scores())
+
+    def _owed_liveness(self) -> list[bytes]:
+        """A claim to append (ours complete, or one to adopt), or a resignation we must append."""
+        if self._adopt is not None:
+            body, self._adopt = self._adopt, None
+            return [self._append_local(Kind.CLAIM, body)]
+        f = self._floor
+        if f is None or self.seat is None:
+            return []
+        if self._vote_at == len(self._entries) and self._votes and not self.votes_missing():
+            votes = [[v.seat, v.sig] for _, v in sorted(self._votes.items())]
+            return [self._append_local(Kind.CLAIM, [f.seat, self._vote_at, votes])]
+        for seat, r in sorted(self._resignations.items()):
+            if seat in self.resigned:
+                continue
+            author = f.seat if f.seat != seat else min(i for i in range(self.n) if i != seat)
+            if author == self.seat:
+                return [self._append_local(Kind.RESIGN, r.to_body())]
+        return []
+
+    def _append_local(self, kind: str, body: Any) -> bytes:
+        assert self.seat is not None
+        raw = make_entry(self._key_or_fail(), len(self._entries), self._head, self.seat, kind, body)
+        self._accept(decode_entry(raw), local=True)
+        return raw
+
+    def _claim_check(self, e: Entry, c: int) -> tuple[int, int, tuple[int, ...]]:
+        """Check a claim body for position `c` of our log: (claimed, at, voters) or raise."""
+        b = e.body
+        if not (
+            isinstance(b, list)
+            and len(b) == 3
+            and type(b[0]) is int
+            and type(b[1]) is int
+            and isinstance(b[2], list)
+        ):
+            raise self._reject(e, "claim body is not [claimed, at, votes]")
+        claimed, at, votes = b
+        if not 1 <= at <= c or at >= len(self._floors):
+            raise self._reject(e, f"a claim about entry {at} cannot stand at entry {c}")
+        floor = self._floors[at]
+        if floor is None or floor.seat != claimed:
+            raise self._reject(e, f"seat {claimed} did not hold the floor at entry {at}")
+        late = [k for k in range(at, c) if self._authors[k] != claimed]
+        if late:
+            raise self._reject(
+                e, f"entry {late[0]} after the claimed position is not the claimed seat's"
+            )
+        head = sha256(self._entries[at - 1])
+        want = [i for i in range(self.n) if i != claimed]
+        if not (
+            len(votes) == len(want)
+            and all(
+                isinstance(v, list) and len(v) == 2 and v[0] == i and type(v[1]) is bytes
+                for v, i in zip(votes, want, strict=False)
+            )
+        ):
+            raise self._reject(e, f"a claim needs one vote from each of seats {want}, in order")
+        msg = vote_bytes(self.game_id, at, head, claimed)
+        for seat, sig in votes:
+            if not signature_ok(self._pubs[seat], sig, msg):
+                raise self._reject(e, f"seat {seat}'s claim vote does not verify")
+        return claimed, at, tuple(want)
+
+    def _on_claim(self, e: Entry, local: bool) -> list[Event]:
+        claimed, at, by = self._claim_check(e, e.seq)
+        floor = self._floors[at]
+        assert floor is not None
+        totals = self._totals_at[at] or tuple(0 for _ in range(self.n))  # at the claimed head
+        self.ending = Ending(
+            CLAIMED,
+            seat=claimed,
+            at=at,
+            floor_kind=floor.kind,
+            by=by,
+            late=tuple(range(at, e.seq)),
+            seconds=self.clocks.for_kind(floor.kind),
+            scores=totals,
+            winners=forfeit_winners(totals, claimed),
+            resigned=tuple(sorted(self.resigned)),
+        )
+        self._floor = None
+        self.finished = True
+        self._votes = {}
+        return [Claimed(claimed, at, by)]
+
+    def _claim_conflict(self, e: Entry) -> list[Event]:
+        """A claim for a position we already filled: the same claim (ignored), or a claim we must
+        adopt because what we hold there are the claimed seat's late answers (ours, say)."""
+        held = decode_entry(self._entries[e.seq])
+        if held.kind == Kind.CLAIM and held.body == e.body:
+            return []
+        if self.ending is not None or self._key is None or self.seat is None:
+            raise RemoteProtocolError(
+                f"seq {e.seq} is already taken; this claim conflicts with our log",
+                entry=e.raw,
+                seat=e.seat,
+            )
+        self._claim_check(e, len(self._entries))  # valid on top of what we hold?
+        self._adopt = e.body
+        return [Claimed(e.body[0], e.body[1], ())]
+
+    def _on_resign(self, e: Entry, local: bool) -> list[Event]:
+        try:
+            r = parse_resignation(e.body)
+        except RemoteProtocolError as exc:
+            raise self._reject(e, exc.reason) from None
+        f = self._floor
+        if self.state is None or f is None:
+            raise self._reject(e, "a resignation stands only while the game is being played")
+        if not 0 <= r.seat < self.n or r.seat in self.resigned:
+            raise self._reject(e, f"seat {r.seat} cannot resign here")
+        author = f.seat if f.seat != r.seat else min(i for i in range(self.n) if i != r.seat)
+        if e.seat != author:
+            raise self._reject(e, f"seat {author} appends this resignation, not seat {e.seat}")
+        if not signature_ok(
+            self._pubs[r.seat], r.sig, resign_bytes(self.game_id, r.seat, r.seed, r.new_key)
+        ):
+            raise self._reject(e, f"seat {r.seat}'s resignation signature does not verify")
+        if (self.n == 2) != (r.new_key is None):
+            raise self._reject(e, "a stand-in key is needed with 3 or 4 seats, none with 2")
+        derived = SeatTables.from_seed(r.seed, self.game_id, general=self._general).commitments(
+            self.game_id, r.seat
+        )
+        if derived != self._commits[r.seat]:
+            self._cheat(
+                e,
+                r.seat,
+                "the seed opened by its resignation does not match its commitments",
+                (e.raw, self._entries[self._commit_seq[r.seat]]),
+            )
+        self._resignations.pop(r.seat, None)
+        if r.new_key is None:
+            totals = self._totals()
+            self.ending = Ending(
+                RESIGNED,
+                seat=r.seat,
+                at=e.seq,
+                floor_kind=f.kind,
+                scores=totals,
+                winners=forfeit_winners(totals, r.seat),
+            )
+            self._floor = None
+            self.finished = True
+            return [Resigned(r.seat, None)]
+        if r.new_key in [public_key_bytes(p) for p in self._pubs]:
+            raise self._reject(e, "the stand-in key is already a seat's key")
+        try:
+            pub = public_key_from_bytes(r.new_key)
+        except ValueError:
+            raise self._reject(e, "the stand-in key is not a valid Ed25519 key") from None
+        self._pubs[r.seat] = pub
+        self.resigned[r.seat] = e.seq
+        self.opened_seeds[r.seat] = r.seed
+        if self.seat == r.seat:
+            self.seat, self._key = None, None  # our seat went to the stand-in
+        return [Resigned(r.seat, r.new_key)]
+
     def _owed_body(self, kind: str) -> Any:
         assert self._tables is not None and self._nonce is not None and self._seed is not None
         assert self.seat is not None
@@ -722,7 +1127,82 @@ class Session:
         raise LocalProtocolError(f"nothing automatic to send for {kind!r}")  # pragma: no cover
 
 
+def _links_shape(links: Any, lo: int, hi: int) -> str | None:
+    if not (isinstance(links, list) and lo <= len(links) <= hi):
+        return f"expected {lo}..{hi} links" if lo != hi else f"expected {lo} links"
+    for link in links:
+        if not (
+            isinstance(link, list)
+            and len(link) == 2
+            and type(link[0]) is int
+            and 0 <= link[0] <= 255
+            and _is_bin(link[1], SALT_SIZE)
+        ):
+            return "a link is not [value 0..255, salt: bin(32)]"
+    return None
+
+
+def _commit_shape(b: Any, n: int, general: bool) -> str | None:
+    count = n_tables(general)
+    if not (isinstance(b, list) and len(b) == 2 and _is_bin(b[0], COMMIT_SIZE)):
+        return "not [nonce_commitment: bin(32), tables]"
+    if not (isinstance(b[1], list) and len(b[1]) == count):
+        return f"must hold {count} tables"
+    for t, blob in enumerate(b[1]):
+        if not _is_bin(blob, table_size(t) * COMMIT_SIZE):
+            return f"table {t} is not bin({table_size(t) * COMMIT_SIZE})"
+    return None
+
+
+def _open_shape(b: Any, n: int, general: bool) -> str | None:
+    if not (isinstance(b, list) and len(b) == 2 and _is_bin(b[0], NONCE_SIZE)):
+        return "not [nonce: bin(32), links]"
+    return _links_shape(b[1], N_SQUARES, N_SQUARES)
+
+
+def _move_shape(b: Any, n: int, general: bool) -> str | None:
+    if not (isinstance(b, list) and len(b) == 3 and all(type(x) is int for x in b)):
+        return "not [kind, a, b] (three integers)"
+    return None
+
+
+def _reveal_shape(b: Any, n: int, general: bool) -> str | None:
+    if not (isinstance(b, list) and len(b) == 1):
+        return "not [links]"
+    return _links_shape(b[0], 1, 1 if general else 2)
+
+
+def _seed_shape(b: Any, n: int, general: bool) -> str | None:
+    if not (isinstance(b, list) and len(b) == 1 and _is_bin(b[0], SEED_SIZE)):
+        return "not [seed: bin(32)]"
+    return None
+
+
+def _result_shape(b: Any, n: int, general: bool) -> str | None:
+    if not (
+        isinstance(b, list)
+        and len(b) == 1
+        and isinstance(b[0], list)
+        and len(b[0]) == n
+        and all(type(x) is int and 0 <= x <= 255 for x in b[0])
+    ):
+        return f"not [[total 0..255 × {n}]]"
+    return None
+
+
+# Body shapes by kind (PROTOCOL.md §3): types and array sizes, checked before any field is used.
+_SHAPES = {
+    Kind.COMMIT: _commit_shape,
+    Kind.OPEN: _open_shape,
+    Kind.MOVE: _move_shape,
+    Kind.REVEAL: _reveal_shape,
+    Kind.SEED: _seed_shape,
+    Kind.RESULT: _result_shape,
+}
+
 _HANDLERS = {
+    Kind.CLAIM: Session._on_claim,
+    Kind.RESIGN: Session._on_resign,
     Kind.COMMIT: Session._on_commit,
     Kind.OPEN: Session._on_open,
     Kind.MOVE: Session._on_move,

@@ -1,0 +1,84 @@
+"""Post-game analysis: a move's expected margin against the best, marks, summary, hints."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from zoo_p2p.bots import make_bot
+from zoo_p2p.bots.analysis import (
+    HintRefused,
+    analyse_entries,
+    analyse_move,
+    classify,
+    hint,
+    positions_from_entries,
+    summary,
+)
+from zoo_p2p.bots.base import greedy_score, mutant_odds
+from zoo_p2p.protocol.simulate import play_game
+from zoo_p2p.rules import Move, State, Variant, parse_move
+
+from .conftest import low_board, position
+
+
+def test_classify_thresholds() -> None:
+    assert classify(0.0) == ("", "")
+    assert classify(3.5) == ("inaccuracy", "?!")
+    assert classify(7.0) == ("mistake", "?")
+    assert classify(25.0) == ("blunder", "??")
+
+
+def test_ignoring_a_free_six_is_a_blunder_and_taking_it_is_not() -> None:
+    state = position(low_board(), ["6@C3", "6@C4"])
+    bad = analyse_move(state, parse_move("3@A1"), work=2500, min_visits=6)
+    assert bad.mark == "blunder" and bad.symbol == "??"
+    assert bad.best == parse_move("C3-C4")
+    assert bad.loss >= 10 and bad.value < bad.best_value
+    assert "the expert would play C3-C4" in bad.describe()
+    good = analyse_move(state, parse_move("C3-C4"), work=2500, min_visits=6)
+    assert good.mark == "" and good.loss == 0.0
+
+
+def _worst_move_chooser(at_ply: int) -> object:
+    """Greedy play, except that at ``at_ply`` (or the first ply after it where some move
+    throws away ten points or more) the mover plays the worst move by greedy's measure."""
+    done: list[int] = []
+
+    def choose(state: State, rng: random.Random) -> Move:
+        odds = mutant_odds(state)
+        scored = sorted(
+            ((greedy_score(state, m, odds), m) for m in state.legal_moves()),
+            key=lambda sm: (sm[0], str(sm[1])),
+        )
+        if not done and len(state.history) >= at_ply and scored[0][0] <= -10:
+            done.append(len(state.history))
+            return scored[0][1]
+        return make_bot("greedy", seed=len(state.history)).choose(state)
+
+    choose.done = done  # type: ignore[attr-defined]
+    return choose
+
+
+def test_a_deliberately_bad_move_in_a_built_game_is_a_blunder() -> None:
+    chooser = _worst_move_chooser(6)
+    game = play_game(2, Variant.STANDARD, random.Random(21), chooser=chooser)  # type: ignore[arg-type]
+    bad_ply = chooser.done[0]  # type: ignore[attr-defined]
+    positions = positions_from_entries(game.entries)
+    assert len(positions) > bad_ply
+    # analyse only the moves around the blunder (the whole game is the CLI's test)
+    marks = analyse_entries(
+        game.entries, work=1500, min_visits=6, plies=range(bad_ply - 1, bad_ply + 2)
+    )
+    by_ply = {m.ply: m for m in marks}
+    assert by_ply[bad_ply].mark == "blunder", by_ply[bad_ply]
+    rows = summary(marks, 2)
+    assert sum(r.blunders for r in rows) >= 1
+
+
+def test_hints_only_in_local_games() -> None:
+    state = position(low_board(), ["6@C3", "6@C4"])
+    assert hint(state, networked=False, work=1500) == parse_move("C3-C4")
+    with pytest.raises(HintRefused):
+        hint(state, networked=True)

@@ -1,0 +1,171 @@
+"""Hostile peers for the no-trusted-relay tests: real processes that cheat on the wire.
+
+    python -m tests.net.evil host equivocate --players 3 --invite-file F --log L
+    python -m tests.net.evil host withhold   --players 3 --invite-file F --log L
+    python -m tests.net.evil join badreveal INVITE --log L
+
+- `equivocate`: the host signs two different moves for its first move's seq and sends one to
+  every seat but the last, the other to the last seat (on every link it has to it).
+- `withhold`: the host never sends its own first reveal to the last seat (on any link, and
+  answers no request for it either).
+- `badreveal`: a joiner signs a reveal whose first link does not match its commitment and sends
+  it to everyone, directly and through the host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from zoo_p2p.cli import netcmds
+from zoo_p2p.net import mesh as meshmod
+from zoo_p2p.net import wire
+from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions
+from zoo_p2p.protocol.encoding import Kind, decode_entry, make_entry
+from zoo_p2p.protocol.session import encode_move
+
+
+def _entries_in(data: bytes) -> list[bytes]:
+    """The log entries a transport or mesh message carries (none if it is something else)."""
+    try:
+        msg = wire.unpack(data)
+    except wire.WireError:
+        msg = None
+    if msg is not None and msg["t"] == "mesh":
+        data = msg["m"]
+        msg = None
+    if msg is None:
+        try:
+            msg = meshmod.unpack(data)
+        except wire.WireError:
+            return []
+    if msg["t"] in ("entries", "ent"):
+        return list(msg["e"])
+    return []
+
+
+class EvilHost(Host):
+    """A host that lies to its last seat."""
+
+    mode = "equivocate"
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.swap: dict[bytes, bytes] = {}
+        self.withheld: bytes | None = None
+
+    @property
+    def victim(self) -> int:
+        return self.options.players - 1
+
+    def evil(self, seat: int | None, data: bytes) -> bytes:
+        """What we really send to `seat` instead of `data` (b"" for nothing)."""
+        if seat != self.victim:
+            return data
+        for honest, forged in self.swap.items():
+            data = data.replace(honest, forged)
+        if self.mode == "withhold":
+            for raw in _entries_in(data):
+                e = decode_entry(raw)
+                if self.withheld is None and e.seat == 0 and e.kind == Kind.REVEAL:
+                    self.withheld = raw
+                if raw == self.withheld:
+                    return b""
+        return data
+
+    def _send(self, rid: bytes, data: bytes) -> bool:
+        conn = self.conns.get(rid)
+        data = self.evil(conn.seat if conn is not None else None, data)
+        if not data:
+            return True
+        return super()._send(rid, data)
+
+    def _start_mesh(self) -> None:
+        super()._start_mesh()
+        if self.mesh is not None:
+            self.mesh.outgoing = self.evil  # type: ignore[method-assign]
+
+    def play(self, move: Any) -> None:
+        s = self.session
+        if self.mode == "equivocate" and not self.swap and s is not None and s.state is not None:
+            seq, prev = len(s), hashlib.sha256(s.entries[-1]).digest()
+            honest = make_entry(self.key, seq, prev, 0, Kind.MOVE, encode_move(move))
+            for other in s.state.legal_moves():
+                forged = make_entry(self.key, seq, prev, 0, Kind.MOVE, encode_move(other))
+                if other != move and len(forged) == len(honest):
+                    self.swap[honest] = forged
+                    break
+        super().play(move)
+
+
+class BadRevealJoiner(Joiner):
+    """A joiner whose first reveal after a capture is a lie."""
+
+    sent = False
+
+    def _advance(self, before: int, events: list[Any] | None = None) -> None:
+        s = self.session
+        f = s.floor if s is not None else None
+        if s is not None and f is not None and f.seat == s.seat and f.kind == Kind.REVEAL:
+            if not self.sent:
+                self.sent = True
+                body = s._owed_body(Kind.REVEAL)
+                body[0][0][0] = (body[0][0][0] + 1) % 50
+                prev = hashlib.sha256(s.entries[-1]).digest()
+                forged = make_entry(self.key, len(s), prev, f.seat, Kind.REVEAL, body)
+                if self.mesh is not None:
+                    self.mesh.push_own(len(s), [forged])
+                self._send(wire.pack("entries", **{"from": len(s), "e": [forged]}))
+            return  # and never the honest reveal
+        super()._advance(before, events)
+
+
+def main(argv: list[str]) -> int:
+    """Run one hostile peer until its game ends (or the test kills it)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("role", choices=["host", "join"])
+    ap.add_argument("mode")
+    ap.add_argument("invite", nargs="?")
+    ap.add_argument("--players", type=int, default=3)
+    ap.add_argument("--invite-file", type=Path)
+    ap.add_argument("--log", type=Path, required=True)
+    ap.add_argument("--delay", type=float, default=0.0)
+    a = ap.parse_args(argv)
+    key = netcmds.load_identity(None, ephemeral=a.role == "join")
+    driver = netcmds.BotDriver("greedy", seed=1, delay=a.delay, console=None)
+    if a.role == "host":
+        EvilHost.mode = a.mode
+        host = EvilHost(
+            key=key,
+            driver=driver,
+            make_session=netcmds.session_factory(key),
+            open_log=netcmds.log_opener(a.log, {"role": "host"}),
+            make_genesis=netcmds.genesis_factory(key, "standard", None),
+            fingerprint=netcmds.fingerprint,
+            options=HostOptions(players=a.players, give_up=10.0),
+        )
+        tmp = a.invite_file.with_name(a.invite_file.name + ".tmp")
+        tmp.write_text(str(host.invite) + "\n")
+        tmp.replace(a.invite_file)
+        out = host.run()
+    else:
+        joiner = BadRevealJoiner(
+            Invite.parse(a.invite),
+            key=key,
+            driver=driver,
+            make_session=netcmds.session_factory(key),
+            open_log=netcmds.log_opener(a.log, {"role": "join"}),
+            fingerprint=netcmds.fingerprint,
+            options=JoinOptions(name="mallory", give_up=10.0),
+        )
+        out = joiner.run()
+    print(out.reason)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,238 @@
+"""Clocks, claims and resignations (PROTOCOL.md §10): who may claim, late answers, endings."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.protocol.helpers import forge
+from zoo_p2p.errors import CheatError, LocalProtocolError, RemoteProtocolError
+from zoo_p2p.protocol.audit import audit
+from zoo_p2p.protocol.crypto import private_key_from_bytes, public_key_bytes
+from zoo_p2p.protocol.encoding import Kind, decode_entry
+from zoo_p2p.protocol.liveness import (
+    CLAIMED,
+    FINISHED,
+    RESIGNED,
+    Clocks,
+    Resignation,
+    parse_vote,
+    sign_resignation,
+)
+from zoo_p2p.protocol.liveness_samples import (
+    _game,
+    claim_round,
+    claimed_game,
+    claimed_move_game,
+    play_until,
+    resigned_game,
+)
+from zoo_p2p.protocol.session import Genesis, Session
+from zoo_p2p.protocol.simulate import broadcast, setup_game
+from zoo_p2p.rules import Variant
+
+
+def test_genesis_carries_the_clocks_and_old_geneses_get_the_defaults() -> None:
+    game, _ = _game(2, "clocks")
+    s = game.sessions[0]
+    assert s.clocks == Clocks(120, 10)
+    assert decode_entry(s.entries[0]).body[4] == [120, 10]
+    old = setup_game(2, Variant.STANDARD, random.Random(1)).sessions[0]
+    assert old.clocks == Clocks()  # created with the defaults
+    body = decode_entry(old.entries[0]).body
+    assert Genesis.from_body(body[:4]).clocks == Clocks(300, 15)  # a 4-field genesis
+    for bad in ([0, 10], [10], [10, 86_401], [10, True]):
+        with pytest.raises(RemoteProtocolError):
+            Genesis.from_body([*body[:4], bad])
+
+
+def test_a_claim_ends_the_game_and_every_log_says_so() -> None:
+    game, staller, _ = claimed_game()
+    for i, s in enumerate(game.sessions):
+        r = audit(s.entries)
+        assert r.verdict == "ok", r.fault_reason
+        assert r.ending is not None and r.ending.kind == CLAIMED
+        assert r.ending.seat == staller and r.ending.by == (0, 1)
+        assert r.ending_text is not None
+        assert "seat 3 (Red) did not reveal within 10 s of entry" in r.ending_text
+        assert "claimed by seat 1 (Yellow), seat 2 (Green)" in r.ending_text
+        assert staller not in r.winners and r.winners
+        # the staller's own log keeps its late answer, and shows it came after the claim
+        assert ("late answer" in r.ending_text) == (i == staller)
+        assert r.to_json()["ending"]["kind"] == "claimed"
+
+
+def test_the_claimed_seat_loses_even_with_the_best_score() -> None:
+    game, staller, _ = claimed_move_game()
+    ending = game.sessions[0].outcome()
+    assert ending.kind == CLAIMED and ending.floor_kind == Kind.MOVE
+    assert ending.winners == (1 - staller,)
+
+
+def test_one_seat_of_three_cannot_claim() -> None:
+    game, rng = _game(3, "minority")
+    play_until(game, rng, lambda f: f.kind == Kind.MOVE)
+    floor = game.sessions[0].floor
+    assert floor is not None
+    voter = (floor.seat + 1) % 3
+    vote = game.sessions[voter].vote_claim()
+    assert game.sessions[voter].votes_missing() == [(floor.seat + 2) % 3]
+    assert game.sessions[voter].take_outgoing() == []  # not enough votes: nothing to append
+    # a forged claim holding one vote is refused by everyone (and by the auditor)
+    forged = forge(
+        game, voter, Kind.CLAIM, [floor.seat, vote.at, [[vote.seat, vote.sig]]], on=game.sessions[0]
+    )
+    for i, s in enumerate(game.sessions):
+        if i != voter:
+            with pytest.raises(RemoteProtocolError, match="one vote from each"):
+                s.receive(forged)
+    assert audit([*game.sessions[0].entries, forged]).verdict == "cheat"  # signed by the voter
+
+
+def test_an_honest_answer_beats_a_minority_vote_and_binds_the_voter() -> None:
+    game, rng = _game(3, "binding")
+    play_until(game, rng, lambda f: f.kind == Kind.MOVE)
+    floor = game.sessions[0].floor
+    assert floor is not None
+    mover = floor.seat
+    a, b = (mover + 1) % 3, (mover + 2) % 3
+    vote_a = game.sessions[a].vote_claim()
+    s = game.sessions[mover]
+    assert s.state is not None
+    answer = s.move(s.state.legal_moves()[0])
+    # b got the answer first: it goes on and will never sign a vote about the old head
+    game.sessions[b].receive(answer)
+    assert not game.sessions[b].add_vote(vote_a)  # a stale vote is dropped
+    # a signed a vote: it refuses the late answer (so no split between a and b can complete)
+    with pytest.raises(RemoteProtocolError, match="after we signed a claim"):
+        game.sessions[a].receive(answer)
+    game.sessions[a].release_vote()  # a learns that b went on: it takes its vote back
+    game.sessions[a].receive(answer)
+    assert game.sessions[a].entries == game.sessions[b].entries
+
+
+def test_votes_are_checked() -> None:
+    game, rng = _game(2, "votes")
+    play_until(game, rng, lambda f: f.kind == Kind.MOVE)
+    floor = game.sessions[0].floor
+    assert floor is not None
+    other = 1 - floor.seat
+    with pytest.raises(LocalProtocolError):
+        game.sessions[floor.seat].vote_claim()  # nobody claims against itself
+    vote = game.sessions[other].vote_claim()
+    assert parse_vote(decode_entry_vote(vote.to_bytes())) == vote
+    forged = vote.__class__(vote.claimed, vote.at, vote.seat, bytes(64))
+    assert not game.sessions[floor.seat].add_vote(forged)
+    with pytest.raises(RemoteProtocolError):
+        parse_vote([0, 0, 1, bytes(64)])
+
+
+def decode_entry_vote(data: bytes) -> object:
+    import msgpack
+
+    return msgpack.unpackb(data)
+
+
+def test_a_duplicate_claim_from_another_voter_is_ignored() -> None:
+    game, rng = _game(3, "dup")
+    play_until(game, rng, lambda f: f.kind == Kind.MOVE)
+    floor = game.sessions[0].floor
+    assert floor is not None
+    voters = [i for i in range(3) if i != floor.seat]
+    claim = claim_round(game, voters)
+    other = game.sessions[voters[1]].take_outgoing()  # the second voter assembles it too
+    assert len(other) == 1 and other[0] != claim
+    assert game.sessions[voters[0]].receive(other[0]) == []
+    assert game.sessions[voters[1]].receive(claim) == []
+    assert audit(game.sessions[voters[1]].entries).ending_text is not None
+
+
+def test_a_resignation_ends_a_two_seat_game() -> None:
+    game, seat, _ = resigned_game(2)
+    for s in game.sessions:
+        ending = s.outcome()
+        assert ending.kind == RESIGNED and ending.seat == seat and ending.winners == (0,)
+        r = audit(s.entries)
+        assert r.verdict == "ok" and r.ending_text is not None
+        assert r.ending_text.startswith("resigned: seat 2")
+
+
+def test_a_three_seat_game_goes_on_with_a_stand_in() -> None:
+    game, seat, stand_in = resigned_game(3)
+    assert stand_in is not None and stand_in.finished
+    r = audit(game.sessions[0].entries)
+    assert r.verdict == "ok", r.fault_reason
+    assert r.ending is not None and r.ending.kind == FINISHED and r.ending.resigned == (seat,)
+    assert seat not in r.winners
+    assert r.ending_text is not None and "resigned; a stand-in played on" in r.ending_text
+    assert game.sessions[0].entries == stand_in.entries
+
+
+def test_resignation_rules() -> None:
+    game, rng = _game(3, "resign-rules")
+    play_until(game, rng, lambda f: f.kind == Kind.MOVE)
+    s1 = game.sessions[1]
+    with pytest.raises(LocalProtocolError):
+        s1.resign(None)  # 3 seats: a stand-in is needed
+    key = private_key_from_bytes(bytes(range(32)))
+    good = s1.resign(public_key_bytes(key))
+    # a wrong seed is signed by the seat but does not match its commitments: proof of cheating
+    bad = sign_resignation(game.keys[1], s1.game_id, 1, bytes(32), public_key_bytes(key))
+    floor = game.sessions[0].floor
+    assert floor is not None
+    author = floor.seat if floor.seat != 1 else 0
+    wrong_author = (author + 1) % 3 if (author + 1) % 3 != 1 else (author + 2) % 3
+    forged = forge(game, wrong_author, Kind.RESIGN, good.to_body())
+    with pytest.raises(RemoteProtocolError, match="appends this resignation"):
+        game.sessions[author].receive(forged)
+    cheat = forge(game, author, Kind.RESIGN, bad.to_body())
+    with pytest.raises(CheatError, match="does not match its commitments"):
+        game.sessions[(author + 1) % 3 if (author + 1) % 3 != 1 else 1].receive(cheat)
+    forged_sig = Resignation(1, good.seed, good.new_key, bytes(64))
+    assert not game.sessions[0].add_resignation(forged_sig)
+
+
+def test_abandoned_log_says_who_holds_it() -> None:
+    game, rng = _game(3, "abandoned")
+    play_until(game, rng, lambda f: f.kind == Kind.REVEAL and f.seat == 1)
+    r = audit(game.sessions[0].entries)
+    assert r.verdict == "incomplete"
+    assert r.ending_text == (
+        f"abandoned at entry {len(game.sessions[0])}: waiting for a reveal from seat 2 (Green)"
+    )
+
+
+def test_setup_stall_can_be_claimed_too() -> None:
+    game, _ = _game(2, "setup")
+    c = game.sessions[0].take_outgoing()  # seat 1 commits; seat 2 never does
+    broadcast(game, 0, c[0])
+    claim = claim_round(game, [0])
+    r = audit([*game.sessions[0].entries])
+    assert decode_entry(claim).kind == Kind.CLAIM
+    assert r.verdict == "ok" and r.ending is not None and r.ending.winners == (0,)
+    assert r.ending_text is not None and "did not send its commitments" in r.ending_text
+
+
+def test_stand_in_needs_the_named_key() -> None:
+    game, _, _ = resigned_game(2)
+    s = Session(game.sessions[0].entries[0])
+    with pytest.raises(LocalProtocolError):
+        s.take_seat(private_key_from_bytes(bytes(32)))
+
+
+def test_liveness_vectors_and_sample_logs_are_current() -> None:
+    import json
+    from pathlib import Path
+
+    from zoo_p2p.protocol.liveness_samples import liveness_logs, liveness_vectors
+    from zoo_p2p.storage import read_log
+
+    root = Path(__file__).resolve().parents[2]
+    stored = json.loads((root / "protocol" / "vectors" / "liveness.json").read_text())
+    assert stored == liveness_vectors(), "stale: run protocol/generate.py"
+    for name, entries in liveness_logs().items():
+        held = read_log(root / "replays" / name)
+        assert list(getattr(held, "entries", held)) == entries, f"replays/{name} is stale"
+        r = audit(entries)
+        assert r.verdict == "ok" and r.ending_text

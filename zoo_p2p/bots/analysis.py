@@ -1,0 +1,250 @@
+"""Post-game analysis: every move scored by the expert's search, and where a game was lost.
+
+For each move of a game the expert searches the public position the mover faced (the move
+actually played is always searched at least ``min_visits`` times, so it is estimated fairly even
+when the search would not have looked at it) and reports, from the mover's point of view:
+
+* ``value``: the expected final margin (the mover's score minus the best other seat's) after the
+  move played, and ``best_value`` after the best move the search found;
+* ``win`` / ``best_win``: the chance of winning (ties shared) after each;
+* ``loss``: how many points of expected margin the move gave away against the best move,
+  and a ``mark``: ``inaccuracy`` (``?!``), ``mistake`` (``?``) or ``blunder`` (``??``).
+
+Front-ends (the plain replay, the full-screen replay, the HTML export) call ``analyse_entries``
+(a log's raw entries) or ``analyse_positions`` (states and moves) and show ``MoveMark`` objects;
+``summary`` counts them per seat. ``hint`` is "the expert would play …", for local games against
+bots only: it refuses networked games.
+
+Deterministic: the search uses a budget in simulated plies and a seed per move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container, Iterable, Sequence
+from dataclasses import dataclass
+
+from zoo_p2p.bots.expert import ExpertBot
+from zoo_p2p.errors import ZooError
+from zoo_p2p.rules import Move, State
+
+INACCURACY = 3.0
+MISTAKE = 6.0
+BLUNDER = 10.0
+"""Points of expected final margin lost against the best move, for each mark."""
+
+DEFAULT_WORK = 20000
+"""Simulated plies searched per move (a 40-move game analyses in about 15 s on one core)."""
+
+MIN_VISITS = 8
+"""Rounds (sampled deals) every compared move meets, at least."""
+
+MARKS: tuple[tuple[float, str, str], ...] = (
+    (BLUNDER, "blunder", "??"),
+    (MISTAKE, "mistake", "?"),
+    (INACCURACY, "inaccuracy", "?!"),
+)
+
+
+class HintRefused(ZooError, ValueError):
+    """Hints are offered only in local games against bots, never in a networked game."""
+
+
+@dataclass(frozen=True)
+class MoveMark:
+    """The analysis of one move: what it was worth against the best, for its mover."""
+
+    ply: int
+    """0-based index of the move in the game (the game's ``ply``-th move)."""
+    seat: int
+    """0-based seat of the mover (people read ``seat_word(seat)``)."""
+    move: Move
+    best: Move
+    value: float
+    best_value: float
+    win: float
+    best_win: float
+    loss: float
+    mark: str
+    """``""``, ``"inaccuracy"``, ``"mistake"`` or ``"blunder"``."""
+    symbol: str
+    """``""``, ``"?!"``, ``"?"`` or ``"??"``."""
+    forced: bool
+    """The mover had a single legal move (never marked)."""
+
+    def describe(self) -> str:
+        """One plain line, e.g. ``5@C3 ?? (-12.4 against 6@B2: +3.1 expected, 58 % win)``."""
+        if self.forced:
+            return f"{self.move} (the only legal move)"
+        head = f"{self.move}{(' ' + self.symbol) if self.symbol else ''}"
+        if self.move == self.best or self.loss < 0.05:
+            return f"{head} (best: {self.value:+.1f} expected, {100 * self.win:.0f} % win)"
+        return (
+            f"{head} ({self.value:+.1f} expected, {100 * self.win:.0f} % win; "
+            f"the expert would play {self.best}: {self.best_value:+.1f}, "
+            f"{100 * self.best_win:.0f} % win)"
+        )
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """How one seat played over the game."""
+
+    seat: int
+    moves: int
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+    average_loss: float
+    """Mean points of expected margin lost per move (0 is the expert's own play)."""
+
+
+def classify(loss: float) -> tuple[str, str]:
+    """The mark and its symbol for a move that lost ``loss`` points against the best."""
+    for threshold, mark, symbol in MARKS:
+        if loss >= threshold:
+            return mark, symbol
+    return "", ""
+
+
+def analyse_move(
+    state: State,
+    move: Move,
+    *,
+    ply: int = 0,
+    work: int = DEFAULT_WORK,
+    seed: int = 0,
+    min_visits: int = MIN_VISITS,
+) -> MoveMark:
+    """Score ``move`` in the public ``state`` (the seat to move plays it) against the best."""
+    pub = state.public()
+    legal = pub.legal_moves()
+    if move not in legal:
+        raise ValueError(f"{move} is not legal in this position")
+    seat = pub.to_move
+    if len(legal) == 1:
+        return MoveMark(ply, seat, move, move, 0.0, 0.0, 0.0, 0.0, 0.0, "", "", True)
+    bot = ExpertBot(seed=seed, work=work)
+    stats = bot.evaluate(pub, focus=[move], min_visits=min_visits)
+    mine = next(s for s in stats if s.move == move)
+    # every move here met the same sampled deals (no halving when a focus is given): the best
+    # is the one with the highest expected margin
+    best = max(stats, key=lambda s: (s.margin, s.move == move))
+    loss = 0.0 if best.move == move else best.margin - mine.margin
+    mark, symbol = classify(loss)
+    return MoveMark(
+        ply,
+        seat,
+        move,
+        best.move,
+        mine.margin,
+        best.margin,
+        mine.win,
+        best.win,
+        loss,
+        mark,
+        symbol,
+        False,
+    )
+
+
+def analyse_positions(
+    positions: Iterable[tuple[State, Move]],
+    *,
+    work: int = DEFAULT_WORK,
+    seed: int = 0,
+    min_visits: int = MIN_VISITS,
+    plies: Container[int] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[MoveMark]:
+    """Score every ``(state before the move, move)`` of a game (only ``plies`` if given)."""
+    out = []
+    for ply, (state, move) in enumerate(positions):
+        if plies is not None and ply not in plies:
+            continue
+        out.append(
+            analyse_move(
+                state,
+                move,
+                ply=ply,
+                work=work,
+                seed=seed * 1_000_003 + ply,
+                min_visits=min_visits,
+            )
+        )
+        if progress is not None:
+            progress(ply)
+    return out
+
+
+def positions_from_entries(entries: Sequence[bytes]) -> list[tuple[State, Move]]:
+    """The public state before each move of a log, with the move (stops at a faulty entry)."""
+    from zoo_p2p.errors import RemoteProtocolError
+    from zoo_p2p.protocol.events import MoveApplied
+    from zoo_p2p.protocol.session import Session
+
+    if not entries:
+        return []
+    session = Session(entries[0])
+    out: list[tuple[State, Move]] = []
+    for raw in entries[1:]:
+        before = session.state.clone() if session.state is not None else None
+        try:
+            events = session.receive(raw)
+        except RemoteProtocolError:
+            break
+        for ev in events:
+            if isinstance(ev, MoveApplied) and before is not None:
+                out.append((before, ev.move))
+    return out
+
+
+def analyse_entries(
+    entries: Sequence[bytes],
+    *,
+    work: int = DEFAULT_WORK,
+    seed: int = 0,
+    min_visits: int = MIN_VISITS,
+    plies: Container[int] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[MoveMark]:
+    """Score every move of a game log (raw entries, genesis first; only ``plies`` if given)."""
+    return analyse_positions(
+        positions_from_entries(entries),
+        work=work,
+        seed=seed,
+        min_visits=min_visits,
+        plies=plies,
+        progress=progress,
+    )
+
+
+def summary(marks: Iterable[MoveMark], n_seats: int) -> list[SeatSummary]:
+    """Per seat: moves, inaccuracies, mistakes, blunders and the mean loss per move."""
+    rows = []
+    marks = list(marks)
+    for seat in range(n_seats):
+        mine = [m for m in marks if m.seat == seat and not m.forced]
+        rows.append(
+            SeatSummary(
+                seat,
+                len([m for m in marks if m.seat == seat]),
+                sum(m.mark == "inaccuracy" for m in mine),
+                sum(m.mark == "mistake" for m in mine),
+                sum(m.mark == "blunder" for m in mine),
+                sum(m.loss for m in mine) / len(mine) if mine else 0.0,
+            )
+        )
+    return rows
+
+
+def hint(
+    state: State, *, networked: bool, work: int = DEFAULT_WORK, seed: int | None = None
+) -> Move:
+    """The move the expert would play: offered only in local games against bots.
+
+    ``networked`` must be False: in a game between people over the network a hint is outside
+    help, so it is refused (``HintRefused``) whatever the caller says about the other seats.
+    """
+    if networked:
+        raise HintRefused("hints are only for local games against bots")
+    return ExpertBot(seed=seed if seed is not None else 0, work=work).choose(state.public())

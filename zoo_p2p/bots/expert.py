@@ -1,0 +1,375 @@
+"""The ``expert`` bot: Monte Carlo tree search over public states with exact chance nodes.
+
+No seat in this game holds a private card: every hidden fact (a bottom card, a mutant flag) is
+unknown to everyone and becomes public when it is revealed. A public state is therefore a node
+of a perfect-information game with chance, and the search builds that tree:
+
+* a **decision node** is a public state; its edges are the legal moves of the seat to move,
+  widened progressively in the order of the one-ply policy, so every legal move can be tried;
+* a move that captures a Zoo card is a **chance node**: its children are keyed by what the
+  capture reveals (the bottom card's value, whether the captured card was the mutant). Each
+  iteration samples the hidden facts from the public state (``State.determinize``: uniform over
+  every deal consistent with what is public, so a bottom value ``v`` comes up with chance
+  ``remaining(v) / hidden`` and the mutant of ``v`` with chance ``1 / unturned copies of v``) and
+  follows the outcome that deal gives: outcomes arrive with their exact probabilities;
+* below the tree a playout by the noisy one-ply policy finishes the game; every seat's reward
+  (its share of the win blended with its margin over the best other seat) is backed up, and each
+  edge keeps the reward of the seat that moves there (max-n, which is minimax for two players).
+
+The move played is the most visited edge at the root. ``peek`` is the same search told the real
+hidden deal (measurement only: how much the hidden information costs).
+
+Budget: ``work`` simulated plies per move (deterministic with a seed), or ``think`` wall seconds
+read from an injected clock. ``evaluate`` exposes the per-move statistics for the analysis.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from zoo_p2p.bots.base import public_position
+from zoo_p2p.bots.policy import public_odds, scored_moves
+from zoo_p2p.rules import Move, Oracle, State
+from zoo_p2p.rules.state import MUTANT, UNKNOWN
+
+DEFAULT_THINK = 0.8
+"""Seconds per move when neither ``think`` nor ``work`` is given."""
+
+WORK_PER_SECOND = 50_000
+"""Simulated plies per second of ``think`` when a seed asks for a deterministic budget."""
+
+MARGIN_SCALE = 30.0
+EXPLORE = 0.35
+"""UCB exploration constant (rewards lie in [0, 1])."""
+
+WIDEN_BASE = 1
+WIDEN_RATE = 1.0
+"""A node with ``n`` visits considers its ``WIDEN_BASE + WIDEN_RATE * sqrt(n)`` best moves."""
+
+PRIOR = 0.01
+"""Reward per point of one-ply score added to a root move's mean: prefers the sure thing."""
+
+WIDTH = 12
+WORK_PER_CANDIDATE = 1500
+"""Root candidates: the policy's best ``max(WIDTH, work / WORK_PER_CANDIDATE)`` moves."""
+
+Outcome = tuple[int, bool]
+"""What a capture revealed: the exposed bottom value (-1: none) and whether it was the mutant."""
+
+
+class _Edge:
+    __slots__ = ("children", "margin", "n", "prior", "reward", "win")
+
+    def __init__(self, prior: float) -> None:
+        self.n = 0
+        self.reward = 0.0
+        self.win = 0.0
+        self.margin = 0.0
+        self.prior = prior
+        self.children: dict[Outcome, _Node] = {}
+
+
+class _Node:
+    __slots__ = ("edges", "moves", "n", "seat")
+
+    def __init__(self, state: State) -> None:
+        self.seat = state.to_move
+        scored = scored_moves(state, public_odds(state))
+        order = {m: i for i, m in enumerate(state.legal_moves())}
+        scored.sort(key=lambda sm: (-sm[0], order[sm[1]]))
+        self.moves: list[tuple[float, Move]] = scored
+        self.edges: list[_Edge] = []
+        self.n = 0
+
+
+@dataclass(frozen=True)
+class MoveStats:
+    """What the search learnt about one root move, from the mover's point of view."""
+
+    move: Move
+    visits: int
+    value: float
+    """Mean search reward in [0, 1] (half win share, half clamped margin)."""
+    win: float
+    """Mean share of the win at the end of the game (ties shared)."""
+    margin: float
+    """Mean final margin: the mover's score minus the best other seat's."""
+    prior: float
+    """The one-ply policy score of the move (points)."""
+
+
+def rewards(totals: list[int], margin_weight: float) -> tuple[list[float], list[float], list[int]]:
+    """Each seat's search reward, win share and margin from final totals."""
+    best = max(totals)
+    n_best = totals.count(best)
+    out: list[float] = []
+    wins: list[float] = []
+    margins: list[int] = []
+    for p, t in enumerate(totals):
+        win = 1.0 / n_best if t == best else 0.0
+        other = max(totals[:p] + totals[p + 1 :])
+        m = 0.5 + (t - other) / (2 * MARGIN_SCALE)
+        m = 0.0 if m < 0.0 else 1.0 if m > 1.0 else m
+        out.append((1 - margin_weight) * win + margin_weight * m)
+        wins.append(win)
+        margins.append(t - other)
+    return out, wins, margins
+
+
+def _playout(state: State, rng: random.Random, noise: float, limit: int) -> int:
+    rand = rng.random
+    plies = 0
+    while plies < limit and not state.is_terminal():
+        best_m: Move | None = None
+        best_s = -1e9
+        for s, m in scored_moves(state, public_odds(state)):
+            s += rand() * noise
+            if s > best_s:
+                best_s = s
+                best_m = m
+        assert best_m is not None
+        state.apply_unchecked(best_m)
+        plies += 1
+    return plies
+
+
+def _apply(state: State, move: Move) -> Outcome | None:
+    """Apply ``move`` on an oracle state; what it revealed when it captured a Zoo card."""
+    top, under = state.square_codes()
+    to = move.to
+    if top[to] >= UNKNOWN:
+        state.apply_unchecked(move)
+        return None
+    hidden = under[to] == UNKNOWN
+    state.apply_unchecked(move)
+    top, under = state.square_codes()
+    return (under[to] if hidden else -1, top[to] >= MUTANT)
+
+
+class ExpertBot:
+    """Tree search with exact chance nodes over the public state; deterministic when seeded."""
+
+    level = "expert"
+    peeks = False
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        think: float | None = None,
+        *,
+        work: int | None = None,
+        clock: Callable[[], float] | None = time.perf_counter,
+        noise: float = 1.5,
+        margin_weight: float = 0.5,
+        explore: float = EXPLORE,
+        rollout: int = 1000,
+        width: int = WIDTH,
+    ) -> None:
+        self.think = DEFAULT_THINK if think is None else float(think)
+        if self.think <= 0:
+            raise ValueError("think time must be positive")
+        self.rng = random.Random(seed)
+        if work is None and (seed is not None or clock is None):
+            work = max(1, int(self.think * WORK_PER_SECOND))
+        elif work is not None and think is None:
+            clock = None  # a pure work budget: deterministic, whatever the machine's load
+        self.work = work
+        self.clock = clock
+        self.noise = noise
+        self.margin_weight = margin_weight
+        self.explore = explore
+        self.rollout = rollout
+        self.width = width
+        self.last_iterations = 0
+
+    # ------------------------------------------------------------------ the public interface
+    def choose(self, state: State) -> Move:
+        """Search from the public state and play the best move found."""
+        _pub, moves = self._position(state)
+        if len(moves) == 1:
+            return moves[0]
+        return self.evaluate(state)[0].move
+
+    def evaluate(
+        self, state: State, focus: Iterable[Move] = (), min_visits: int = 0
+    ) -> list[MoveStats]:
+        """Search and return the root moves that were searched, best first.
+
+        With ``focus`` (the analysis) no candidate is dropped: every candidate, and each
+        ``focus`` move, meets the same sampled deals, at least ``min_visits`` of them.
+        """
+        pub, _moves = self._position(state)
+        root = _Node(pub)
+        focus = list(focus)
+        cands = self._candidates(root, focus)
+        self._search(pub, root, cands, self._oracles(state), halving=not focus, floor=min_visits)
+        edges = root.edges
+        alive = max(edges[i].n for i in cands)
+        out = []
+        for i in cands:
+            e = edges[i]
+            if e.n:
+                out.append(
+                    MoveStats(
+                        root.moves[i][1],
+                        e.n,
+                        e.reward / e.n,
+                        e.win / e.n,
+                        e.margin / e.n,
+                        root.moves[i][0],
+                    )
+                )
+        # the candidates that met every round first, then by mean reward (a near tie goes to
+        # the better one-ply score: the sure thing)
+        out.sort(key=lambda s: (s.visits < alive, -(s.value + PRIOR * s.prior)))
+        return out
+
+    # ------------------------------------------------------------------ internals
+    def _position(self, state: State) -> tuple[State, list[Move]]:
+        return public_position(state)
+
+    def _oracles(self, state: State) -> Callable[[State], Oracle]:
+        rng = self.rng
+        return lambda pub: pub.determinize(rng)
+
+    def _candidates(self, root: _Node, focus: list[Move]) -> list[int]:
+        """Root moves to compare: the policy's best ``width`` (more with a larger budget)."""
+        width = self.width
+        if self.work is not None:
+            width = max(width, self.work // WORK_PER_CANDIDATE)
+        k = min(len(root.moves), width)
+        idx = list(range(k))
+        idx += [i for i, (_s, m) in enumerate(root.moves) if m in focus and i >= k]
+        while len(root.edges) <= max(idx):
+            root.edges.append(_Edge(root.moves[len(root.edges)][0]))
+        return idx
+
+    def _search(
+        self,
+        pub: State,
+        root: _Node,
+        cands: list[int],
+        sample: Callable[[State], Oracle],
+        *,
+        halving: bool,
+        floor: int,
+    ) -> None:
+        """Paired successive halving at the root, a UCT tree with chance nodes below.
+
+        Each round samples one deal and one playout seed and runs one iteration under every
+        live candidate with them (the candidates compare on equal terms); below the root move,
+        UCT chooses the moves of every seat (each maximises its own reward) and the outcome of
+        each capture is the one the sampled deal gives. The worse half of the candidates is
+        dropped after 8, 24, 56... rounds (not with ``halving=False``).
+        """
+        rng = self.rng
+        clock = self.clock
+        deadline = None if clock is None else clock() + self.think
+        work_left = self.work
+        noise = self.noise
+        mw = self.margin_weight
+        c = self.explore
+        limit = self.rollout
+        alive = list(cands)
+        rounds = 0
+        next_cut = 8
+        iterations = 0
+        while True:
+            oracle = sample(pub)
+            seed = rng.getrandbits(64)
+            for i in alive:
+                det = pub.with_oracle(oracle)
+                edge = root.edges[i]
+                path: list[tuple[_Node, _Edge]] = [(root, edge)]
+                outcome = _apply(det, root.moves[i][1])
+                plies = 1
+                node: _Node | None = None
+                if not det.is_terminal():
+                    node = _child(edge, outcome, det)
+                while node is not None and not det.is_terminal():
+                    j = _select(node, c)
+                    e = node.edges[j]
+                    outcome = _apply(det, node.moves[j][1])
+                    plies += 1
+                    path.append((node, e))
+                    node = None if det.is_terminal() else _child(e, outcome, det)
+                plies += _playout(det, random.Random(seed), noise, limit)
+                rew, wins, margins = rewards([s.total for s in det.scores()], mw)
+                root.n += 1
+                for nd, e in path:
+                    p = nd.seat
+                    e.n += 1
+                    e.reward += rew[p]
+                    e.win += wins[p]
+                    e.margin += margins[p]
+                    if nd is not root:
+                        nd.n += 1
+                iterations += 1
+                if work_left is not None:
+                    work_left -= plies + 2
+            rounds += 1
+            if rounds >= floor and (
+                (work_left is not None and work_left <= 0)
+                or (deadline is not None and clock is not None and clock() >= deadline)
+            ):
+                break
+            if halving and rounds == next_cut and len(alive) > 2:
+                alive.sort(key=lambda j: (-root.edges[j].reward, j))
+                alive = alive[: max(2, (len(alive) + 1) // 2)]
+                next_cut = 2 * next_cut + 8
+        self.last_iterations = iterations
+
+
+def _child(edge: _Edge, outcome: Outcome | None, det: State) -> _Node | None:
+    """The node under ``edge`` for this outcome; a new leaf is created and not descended."""
+    key: Outcome = outcome if outcome is not None else (-2, False)
+    node = edge.children.get(key)
+    if node is None:
+        edge.children[key] = _Node(det)
+        return None
+    return node
+
+
+def _select(node: _Node, c: float) -> int:
+    """UCB1 over the node's widened moves (policy order); an untried move first."""
+    edges = node.edges
+    allowed = min(len(node.moves), WIDEN_BASE + int(WIDEN_RATE * math.sqrt(node.n)))
+    while len(edges) < allowed:
+        edges.append(_Edge(node.moves[len(edges)][0]))
+    for i, e in enumerate(edges):
+        if e.n == 0:
+            return i
+    log_n = math.log(node.n + 1)
+    best = 0
+    best_u = -1e18
+    for i, e in enumerate(edges):
+        u = e.reward / e.n + c * math.sqrt(log_n / e.n)
+        if u > best_u:
+            best_u = u
+            best = i
+    return best
+
+
+class PeekBot(ExpertBot):
+    """The expert told the hidden deal: for measurement only, never offered for play.
+
+    Handed a state with an oracle (a ``KnownDeal`` game), it searches with the real bottoms and
+    mutants; handed a public state it cannot peek and searches like the expert.
+    """
+
+    level = "peek"
+    peeks = True
+
+    def _position(self, state: State) -> tuple[State, list[Move]]:
+        _pub, moves = public_position(state)
+        return state.clone(), moves
+
+    def _oracles(self, state: State) -> Callable[[State], Oracle]:
+        oracle = getattr(state, "_oracle", None)
+        if oracle is None:
+            return super()._oracles(state)
+        return lambda _pub: oracle

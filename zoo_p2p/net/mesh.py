@@ -1,0 +1,728 @@
+"""No trusted relay: direct links between every pair of peers, heads, pull gossip, fork and
+withholding detection, and proofs of cheating that reach every peer (protocol/TRANSPORT.md §10).
+
+Once a peer holds the genesis it also listens (a CURVE `ROUTER` of its own, in its own ZeroMQ
+context with its own ZAP handler) and publishes a **card**: its endpoint and CURVE keys, signed
+with its seat's Ed25519 key and bound to the game id, so no relay can substitute a key. Cards
+travel through the host (tunnelled in a `mesh` transport message) and over every direct link.
+For every card it learns, a peer connects one `DEALER` to that peer's listener; a `DEALER` only
+sends and a `ROUTER` only receives, so each pair of peers has two one-way links. A frame on the
+listener is attributed to the seat whose card announced the CURVE key the frame authenticated
+with (ZAP `User-Id`), never to anything the sender chooses.
+
+Over the direct links a peer sends the entries it writes itself (the author is never more than
+one hop from anyone), its **head** (seq and hash of its last entry) on every message and at
+least every 0.5 s, and which seats it hears directly. A peer that sees a head it cannot place
+fetches the entry from whoever advertised it (`get`): the same seq with another hash, or a head
+beyond its own log. An entry that does not chain onto our log makes us fetch its predecessor
+from the same peer, so two chains that split are walked back to the split, where the session
+sees two signed entries of one author at one seq with one predecessor: a fork proof. A peer that
+advertises an entry and does not deliver it when asked, and an author whose entry reaches us
+only through others, are named (a notice, not a proof: nobody can prove a message was not sent).
+
+When the session stops on a cheat, the proof (the signed entries) is written next to the log and
+sent to every peer we can reach; a peer that receives a proof checks it itself against its own
+log, keeps it, passes it on and stops with the same verdict.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import msgpack
+import zmq
+import zmq.auth
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from zmq.auth.thread import ThreadAuthenticator
+from zmq.utils import z85
+
+from zoo_p2p.errors import RemoteProtocolError, ZooError
+from zoo_p2p.net import evidence, wire
+from zoo_p2p.protocol.encoding import MAX_ENTRY_SIZE, decode_entry
+from zoo_p2p.text import seat_word, shown
+
+if TYPE_CHECKING:
+    from zoo_p2p.protocol.session import Session
+
+__all__ = ["Mesh", "MeshOwner", "Verdict", "advertise_for", "pack", "unpack"]
+
+log = logging.getLogger("zoo_p2p.net.mesh")
+
+DOMAIN_CARD = b"zoo-p2p/card/v1"
+HEAD_EVERY = 0.5  # seconds between heads on an idle direct link
+LIVE = 2.5  # a direct link not heard from for this long is down
+ASK_AGAIN = 0.25  # re-ask one peer for one seq at most this often
+HOLD_BACK = 1.0  # an advertised entry not delivered this long after we asked: named
+MAX_GET = 64  # entries in one `get` reply
+GETS_PER_S = 40.0  # `get` requests served per peer and second (token bucket, burst 40)
+PROOFS_PER_S = 1.0  # received proofs checked per peer and second (burst 2)
+MSGS_PER_S = 2000.0  # messages read per peer and second; beyond it they are dropped
+MAX_EP = 128  # characters in an endpoint
+MESH_HWM = 1000  # messages queued per direct link (then new ones are dropped)
+TRACKED = 64  # pending asks we watch
+WATCHED = 1024  # recent entries whose delivery we watch (who sent them to us)
+
+
+def pack(kind: str, **fields: Any) -> bytes:
+    """Encode one mesh message (checked, so we never send junk)."""
+    msg = {"t": kind, **fields}
+    _check(msg)
+    return bytes(msgpack.packb(msg, use_bin_type=True))
+
+
+def unpack(data: bytes) -> dict[str, Any]:
+    """Decode and check one mesh message; `wire.WireError` on anything odd."""
+    if len(data) > wire.MAX_FRAME:
+        raise wire.WireError("mesh frame too large")
+    try:
+        msg = msgpack.unpackb(
+            data,
+            raw=False,
+            strict_map_key=True,
+            max_bin_len=wire.MAX_FRAME,
+            max_str_len=1024,
+            max_array_len=wire.MAX_BATCH,
+            max_map_len=8,
+            max_ext_len=0,
+        )
+    except Exception as exc:  # msgpack raises many kinds; all mean garbage
+        raise wire.WireError(f"mesh: not msgpack ({type(exc).__name__})") from None
+    if not isinstance(msg, dict):
+        raise wire.WireError("mesh: not a map")
+    _check(msg)
+    return msg
+
+
+def _u32(x: Any) -> bool:
+    return type(x) is int and 0 <= x < 2**32
+
+
+def _bin(x: Any, n: int) -> bool:
+    return type(x) is bytes and len(x) == n
+
+
+def _entries_ok(e: Any, most: int) -> bool:
+    return (
+        isinstance(e, list)
+        and len(e) <= most
+        and all(type(x) is bytes and 0 < len(x) <= MAX_ENTRY_SIZE for x in e)
+    )
+
+
+def _head_ok(h: Any) -> bool:
+    return isinstance(h, list) and len(h) == 2 and _u32(h[0]) and _bin(h[1], 32)
+
+
+_FIELDS = {
+    "card": {"seat", "ep", "skey", "ckey", "sig"},
+    "ent": {"from", "e", "h"},
+    "head": {"h", "up"},
+    "get": {"from", "n"},
+    "proof": {"p"},
+}
+
+
+def _check(msg: dict[str, Any]) -> None:
+    kind = msg.get("t")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise wire.WireError(f"mesh: unknown message type {shown(kind, 20)!r}")
+    if set(msg) - {"t"} != _FIELDS[kind]:
+        raise wire.WireError(f"mesh {kind}: wrong fields")
+    ok = True
+    if kind == "card":
+        ep = msg["ep"]
+        ok = (
+            _u32(msg["seat"])
+            and msg["seat"] < 4
+            and isinstance(ep, str)
+            and ep.startswith("tcp://")
+            and len(ep) <= MAX_EP
+            and ep.isprintable()
+            and _bin(msg["skey"], 32)
+            and _bin(msg["ckey"], 32)
+            and _bin(msg["sig"], 64)
+        )
+    elif kind == "ent":
+        ok = _u32(msg["from"]) and _entries_ok(msg["e"], wire.MAX_BATCH) and _head_ok(msg["h"])
+    elif kind == "head":
+        up = msg["up"]
+        ok = (
+            _head_ok(msg["h"])
+            and isinstance(up, list)
+            and len(up) <= 4
+            and all(type(u) is bool for u in up)
+        )
+    elif kind == "get":
+        ok = _u32(msg["from"]) and type(msg["n"]) is int and 1 <= msg["n"] <= MAX_GET
+    elif kind == "proof":
+        ok = type(msg["p"]) is bytes and 0 < len(msg["p"]) <= wire.MAX_FRAME - 64
+    if not ok:
+        raise wire.WireError(f"mesh {kind}: a field is out of range or mistyped")
+
+
+def card_signed_bytes(game_id: bytes, seat: int, ep: str, skey: bytes, ckey: bytes) -> bytes:
+    """What a card's Ed25519 signature covers: the game, the seat, the endpoint and both keys."""
+    return bytes(msgpack.packb([DOMAIN_CARD, game_id, seat, ep, skey, ckey], use_bin_type=True))
+
+
+@dataclass(frozen=True)
+class Card:
+    """A seat's direct-link address, checked against that seat's key from the genesis."""
+
+    seat: int
+    ep: str
+    skey: bytes  # CURVE public key of its listener (it is the CURVE server there)
+    ckey: bytes  # CURVE public key its DEALERs authenticate with
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Who a proof convicts (0-based seat) and why, and where we keep the proof."""
+
+    seat: int
+    reason: str
+    saved: Path | None
+
+
+class MeshOwner(Protocol):
+    """What the mesh needs from the peer that owns it (a `zoo_p2p.net.peer.Link`)."""
+
+    key: Ed25519PrivateKey
+    session: Session | None
+    poller: zmq.Poller
+
+    def deliver(self, start: int, entries: list[bytes], source: str) -> int | None: ...
+    def mesh_tunnel(self, data: bytes, to: int | None) -> None: ...
+    def mesh_notice(self, text: str) -> None: ...
+    def mesh_log_path(self) -> Path | None: ...
+
+    @property
+    def stopped(self) -> Any: ...
+    def mesh_stop(self, verdict: Verdict) -> None: ...
+
+
+class _Bucket:
+    """A token bucket: `rate` per second, at most `burst` at once."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst, self.tokens, self.at = rate, burst, burst, time.monotonic()
+
+    def take(self, now: float) -> bool:
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+@dataclass
+class _Peer:
+    """What we know about one other seat's direct links."""
+
+    card: Card
+    dealer: zmq.Socket[bytes]
+    heard: float = 0.0  # last frame on our listener from this seat
+    head: tuple[int, bytes] | None = None  # its last advertised head
+    up: tuple[bool, ...] = ()  # which seats it said it hears directly (with `up_at`)
+    up_at: float = 0.0
+    sent: float = 0.0
+    greeted: bool = False  # we sent it every card we know
+
+
+class Mesh:
+    """One peer's direct links and everything that rides on them (see the module docstring)."""
+
+    def __init__(self, owner: MeshOwner, *, bind: str, advertise: str, curve: bool = True) -> None:
+        s = owner.session
+        assert s is not None and s.seat is not None
+        self.owner = owner
+        self.session: Session = s
+        self.seat: int = s.seat
+        self.n = s.n
+        self.game_id = s.game_id
+        self.curve = curve
+        self._pubs = [Ed25519PublicKey.from_public_bytes(si.public_key) for si in s.seats]
+        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        self.auth: ThreadAuthenticator | None = None
+        self.router = self.ctx.socket(zmq.ROUTER)
+        self._limits(self.router)
+        spub, ssec = zmq.curve_keypair()
+        cpub, csec = zmq.curve_keypair()
+        self._client = (cpub, csec)
+        if curve:
+            self.auth = ThreadAuthenticator(self.ctx)
+            self.auth.start()
+            self.auth.configure_curve(domain="*", location=zmq.auth.CURVE_ALLOW_ANY)
+            self.router.curve_secretkey = ssec
+            self.router.curve_publickey = spub
+            self.router.curve_server = True
+        port = self.router.bind_to_random_port(f"tcp://{bind}")
+        ep = f"tcp://{advertise}:{port}"
+        skey, ckey = z85.decode(spub), z85.decode(cpub)
+        sig = owner.key.sign(card_signed_bytes(self.game_id, self.seat, ep, skey, ckey))
+        self.card = Card(self.seat, ep, skey, ckey)
+        self.card_msg = pack("card", seat=self.seat, ep=ep, skey=skey, ckey=ckey, sig=sig)
+        self.cards: dict[int, bytes] = {self.seat: self.card_msg}  # seat -> card message
+        self.peers: dict[int, _Peer] = {}
+        self.by_ckey: dict[bytes, int] = {}
+        self._rx_rate: dict[bytes, _Bucket] = {}
+        self._get_rate: dict[int, _Bucket] = {}
+        self._proof_rate: dict[int, _Bucket] = {}
+        self._asked: dict[tuple[int, int], float] = {}  # (peer seat, seq) -> first asked
+        self._ask_last: dict[tuple[int, int], float] = {}
+        self._named: set[tuple[str, int]] = set()
+        self._accepted_at: dict[int, float] = {}  # seq -> when we accepted it
+        self._sources: dict[int, set[int]] = {}  # seq -> seats it reached us from
+        self.verdict: Verdict | None = None
+        self._last_heads = 0.0
+        self.dropped = 0
+        owner.poller.register(self.router, zmq.POLLIN)
+        owner.mesh_tunnel(self.card_msg, None)
+
+    @staticmethod
+    def _limits(sock: zmq.Socket[bytes]) -> None:
+        sock.setsockopt(zmq.LINGER, 500)
+        sock.setsockopt(zmq.MAXMSGSIZE, wire.MAX_FRAME)
+        sock.setsockopt(zmq.SNDHWM, MESH_HWM)
+        sock.setsockopt(zmq.RCVHWM, MESH_HWM)
+        sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
+        sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 3000)
+        sock.setsockopt(zmq.HEARTBEAT_TTL, 6000)
+
+    # ----- names ---------------------------------------------------------------------------
+    def name(self, seat: int) -> str:
+        """`seat 2 (Blue)`: how people read a seat."""
+        if 0 <= seat < self.n:
+            return seat_word(seat, self.session.seats[seat].team.label)
+        return seat_word(seat)
+
+    # ----- state -----------------------------------------------------------------------------
+    def _head(self) -> tuple[int, bytes]:
+        entries = self.session.entries
+        return len(entries) - 1, hashlib.sha256(entries[-1]).digest()
+
+    def _up(self, now: float) -> list[bool]:
+        return [
+            i == self.seat or (i in self.peers and now - self.peers[i].heard < LIVE)
+            for i in range(self.n)
+        ]
+
+    def hears(self, seat: int, author: int, now: float | None = None) -> bool:
+        """True when `seat` told us lately that it hears `author` directly."""
+        now = time.monotonic() if now is None else now
+        p = self.peers.get(seat)
+        if seat == author:
+            return True
+        if p is None or now - p.up_at > LIVE or author >= len(p.up):
+            return False
+        return p.up[author]
+
+    def relay_needed(self, seat: int, entries: list[bytes]) -> bool:
+        """Whether a relay (the host) must still pass `entries` on to `seat`: unless `seat`
+        hears every one of their authors directly, it must (the fallback path)."""
+        now = time.monotonic()
+        for raw in entries:
+            try:
+                author = decode_entry(raw).seat
+            except RemoteProtocolError:
+                return True
+            if not self.hears(seat, author, now):
+                return True
+        return False
+
+    # ----- sending ---------------------------------------------------------------------------
+    def send(self, seat: int, data: bytes) -> bool:
+        """Send one mesh message on our direct link to `seat` (never blocks; False if dropped)."""
+        p = self.peers.get(seat)
+        if p is None:
+            return False
+        data = self.outgoing(seat, data)
+        if not data:
+            return False
+        try:
+            p.dealer.send(data, flags=zmq.NOBLOCK)
+        except zmq.ZMQError:
+            return False
+        p.sent = time.monotonic()
+        return True
+
+    def outgoing(self, seat: int, data: bytes) -> bytes:
+        """Every direct message passes here (a test's hostile peer overrides it)."""
+        return data
+
+    def push_own(self, start: int, entries: list[bytes]) -> None:
+        """Send the entries we just wrote (numbered from `start`) to every seat directly."""
+        if not entries:
+            return
+        data = pack("ent", **{"from": start, "e": entries, "h": list(self._head())})
+        for seat in self.peers:
+            self.send(seat, data)
+
+    def _broadcast_proof(self, proof: bytes, skip: int | None = None) -> None:
+        try:
+            data = pack("proof", p=proof)
+        except wire.WireError:  # a proof longer than one frame: it stays on our disk only
+            log.warning("the proof (%d bytes) is too large to send in one frame", len(proof))
+            return
+        for seat in self.peers:
+            if seat != skip:
+                self.send(seat, data)
+        self.owner.mesh_tunnel(data, None)
+
+    # ----- cards -----------------------------------------------------------------------------
+    def _on_card(self, msg: dict[str, Any], via_ckey: bytes | None) -> None:
+        seat = msg["seat"]
+        if seat >= self.n or seat == self.seat:
+            return
+        if via_ckey is not None and via_ckey != msg["ckey"]:
+            return  # a card on a direct link must be the card of that very link
+        data = card_signed_bytes(self.game_id, seat, msg["ep"], msg["skey"], msg["ckey"])
+        try:
+            self._pubs[seat].verify(msg["sig"], data)
+        except InvalidSignature:
+            self.dropped += 1
+            log.warning("dropped a card for %s with a bad signature", self.name(seat))
+            return
+        card = Card(seat, msg["ep"], msg["skey"], msg["ckey"])
+        old = self.peers.get(seat)
+        if old is not None and old.card == card:
+            return
+        if old is not None:  # that seat restarted: new keys, new endpoint
+            old.dealer.close(linger=0)
+            self.by_ckey.pop(old.card.ckey, None)
+        dealer = self.ctx.socket(zmq.DEALER)
+        self._limits(dealer)
+        dealer.setsockopt(zmq.RECONNECT_IVL, 100)
+        dealer.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+        if self.curve:
+            dealer.curve_publickey, dealer.curve_secretkey = self._client
+            dealer.curve_serverkey = z85.encode(card.skey)
+        try:
+            dealer.connect(card.ep)
+        except zmq.ZMQError as exc:
+            log.warning("cannot link to %s at %s: %s", self.name(seat), shown(card.ep), exc)
+            dealer.close(linger=0)
+            return
+        self.peers[seat] = _Peer(card, dealer)
+        self.by_ckey[card.ckey] = seat
+        self.cards[seat] = pack(
+            "card", seat=seat, ep=card.ep, skey=card.skey, ckey=card.ckey, sig=msg["sig"]
+        )
+        dealer.send(self.card_msg, flags=zmq.NOBLOCK)  # first on every link: who we are
+        self.owner.mesh_tunnel(self.cards[seat], None)  # the host passes cards on; joiners no-op
+        for p in self.peers.values():  # gossip the new card on every direct link
+            p.greeted = False
+        log.info("linking directly to %s at %s", self.name(seat), shown(card.ep))
+
+    def cards_for(self) -> list[bytes]:
+        """Every card we know (the host sends them to a joiner that says hello)."""
+        return list(self.cards.values())
+
+    # ----- receiving -------------------------------------------------------------------------
+    def owns(self, sock: Any) -> bool:
+        """True if `sock` is our listener."""
+        return sock is self.router
+
+    def on_socket(self, sock: Any) -> None:
+        """Drain our listener (at most 1000 frames per call, so the loop stays fair)."""
+        for _ in range(1000):
+            try:
+                frames = self.router.recv_multipart(flags=zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            if len(frames) != 2:
+                self.dropped += 1
+                continue
+            ckey = b""
+            if self.curve:
+                try:
+                    ckey = z85.decode(str(frames[1].get("User-Id")).encode("ascii"))
+                except Exception:
+                    self.dropped += 1
+                    continue
+            now = time.monotonic()
+            bucket = self._rx_rate.get(ckey)
+            if bucket is None:
+                if len(self._rx_rate) > 4 * self.n:
+                    self._rx_rate.clear()
+                bucket = self._rx_rate[ckey] = _Bucket(MSGS_PER_S, MSGS_PER_S)
+            if not bucket.take(now):
+                self.dropped += 1
+                continue
+            try:
+                msg = unpack(frames[1].bytes)
+            except wire.WireError as exc:
+                self.dropped += 1
+                log.warning("dropped a direct frame: %s", exc.reason)
+                continue
+            seat = self.by_ckey.get(ckey) if self.curve else None
+            if msg["t"] == "card":
+                self._on_card(msg, ckey if self.curve else None)
+                seat = self.by_ckey.get(ckey) if self.curve else msg["seat"]
+                if seat is not None and seat in self.peers:
+                    self.peers[seat].heard = now
+                continue
+            if seat is None:
+                self.dropped += 1
+                continue
+            self.peers[seat].heard = now
+            self._on_msg(seat, msg, now)
+            if self.verdict is not None and self._stopped():
+                return
+
+    def _stopped(self) -> bool:
+        return self.owner.stopped is not None
+
+    def on_tunnel(self, seat: int | None, data: bytes) -> None:
+        """A mesh message that came through the host link (cards and proofs travel this way)."""
+        try:
+            msg = unpack(data)
+        except wire.WireError as exc:
+            self.dropped += 1
+            log.warning("dropped a tunnelled mesh message: %s", exc.reason)
+            return
+        if msg["t"] == "card":
+            self._on_card(msg, None)
+        elif msg["t"] == "proof" and seat is not None:
+            self._on_proof(seat, msg, time.monotonic())
+        elif msg["t"] == "head" and seat is not None and seat in self.peers:
+            self._on_head(seat, msg["h"], time.monotonic())
+
+    def heard(self, seat: int, start: int, entries: list[bytes]) -> None:
+        """Entries numbered from `start` reached us from `seat` (direct or over the host link)."""
+        held = self.session.entries
+        for i, raw in enumerate(entries):
+            seq = start + i
+            if seq < len(held) and held[seq] == raw and seq in self._accepted_at:
+                self._sources.setdefault(seq, set()).add(seat)
+
+    def _on_msg(self, seat: int, msg: dict[str, Any], now: float) -> None:
+        kind = msg["t"]
+        if kind == "ent":
+            self._on_head(seat, msg["h"], now, fetch=False)
+            self._on_entries(seat, msg["from"], msg["e"], now)
+        elif kind == "head":
+            p = self.peers[seat]
+            p.up, p.up_at = tuple(msg["up"]), now
+            self._on_head(seat, msg["h"], now)
+        elif kind == "get":
+            bucket = self._get_rate.setdefault(seat, _Bucket(GETS_PER_S, GETS_PER_S))
+            if not bucket.take(now):
+                self.dropped += 1
+                return
+            start = msg["from"]
+            batch = self.session.entries[start : start + msg["n"]]
+            if batch:
+                self.send(seat, pack("ent", **{"from": start, "e": batch, "h": list(self._head())}))
+        elif kind == "proof":
+            self._on_proof(seat, msg, now)
+
+    def _on_entries(self, seat: int, start: int, entries: list[bytes], now: float) -> None:
+        s = self.session
+        before = len(s)
+        for i in range(len(entries)):
+            self._asked.pop((seat, start + i), None)
+        held = s.entries
+        if entries and 0 < start <= len(held):
+            try:
+                prev = decode_entry(entries[0]).prev
+            except RemoteProtocolError:
+                prev = b""
+            if prev != hashlib.sha256(held[start - 1]).digest():
+                # it does not chain onto our log: fetch its predecessor from the same peer,
+                # walking back until the two chains meet (there the session sees the fork)
+                self._ask(seat, start - 1, now, count=1)
+                if start == len(held):
+                    return
+        gap = self.owner.deliver(start, entries, self.name(seat))
+        self._note_accepted(before, now)
+        self.heard(seat, start, entries)
+        if gap is not None:
+            self._ask(seat, gap, now)
+
+    def _note_accepted(self, before: int, now: float) -> None:
+        after = len(self.session)
+        for seq in range(before, after):
+            self._accepted_at[seq] = now
+        if len(self._accepted_at) > WATCHED:
+            for seq in sorted(self._accepted_at)[: len(self._accepted_at) - WATCHED]:
+                self._accepted_at.pop(seq, None)
+                self._sources.pop(seq, None)
+
+    def _on_head(self, seat: int, h: list[Any], now: float, *, fetch: bool = True) -> None:
+        seq, digest = h[0], h[1]
+        p = self.peers[seat]
+        p.head = (seq, digest)
+        if not fetch:
+            return
+        held = self.session.entries
+        if seq < len(held):
+            if hashlib.sha256(held[seq]).digest() != digest:
+                self._ask(seat, seq, now, count=1)  # same seq, another entry: fetch it
+        else:
+            self._ask(seat, len(held), now)  # it is ahead of us: fetch what it has
+
+    def _ask(self, seat: int, seq: int, now: float, count: int = MAX_GET) -> None:
+        if seq < 1 or self.verdict is not None:
+            return
+        k = (seat, seq)
+        if now - self._ask_last.get(k, 0.0) < ASK_AGAIN:
+            return
+        self._ask_last[k] = now
+        if len(self._ask_last) > 4 * TRACKED:
+            self._ask_last = {kk: t for kk, t in self._ask_last.items() if now - t < 2.0}
+        if len(self._asked) < TRACKED:
+            self._asked.setdefault(k, now)
+        self.send(seat, pack("get", **{"from": seq, "n": count}))
+
+    # ----- proofs ----------------------------------------------------------------------------
+    def on_cheat(self, offending: bytes) -> Verdict | None:
+        """Our session stopped on a cheat: build the proof, check it as anyone would, keep it
+        next to our log and send it to every peer we can reach."""
+        if self.verdict is not None:
+            return self.verdict
+        try:
+            proof = evidence.make_proof(self.session.entries, offending)
+            conviction = evidence.check(proof, self.session.entries[0])
+        except (ValueError, RemoteProtocolError) as exc:
+            log.warning("our own proof does not check: %s", exc)
+            return None
+        self.verdict = Verdict(conviction.seat, conviction.reason, self._keep(proof))
+        self._broadcast_proof(proof)
+        return self.verdict
+
+    def _keep(self, proof: bytes) -> Path | None:
+        path = self.owner.mesh_log_path()
+        if path is None:
+            return None
+        try:
+            evidence.keep(path, proof)
+        except (OSError, ZooError) as exc:
+            self.owner.mesh_notice(f"could not save the proof next to the log: {exc}")
+            return None
+        saved: Path = evidence.proofs_path(path)
+        return saved
+
+    def _on_proof(self, seat: int, msg: dict[str, Any], now: float) -> None:
+        if self.verdict is not None:
+            return
+        bucket = self._proof_rate.setdefault(seat, _Bucket(PROOFS_PER_S, 2))
+        if not bucket.take(now):
+            self.dropped += 1
+            return
+        try:
+            conviction = evidence.check(msg["p"], self.session.entries[0])
+        except RemoteProtocolError as exc:
+            self.dropped += 1
+            log.warning("a proof that came from %s proves nothing: %s", self.name(seat), exc.reason)
+            return
+        self.verdict = Verdict(conviction.seat, conviction.reason, self._keep(msg["p"]))
+        self._broadcast_proof(msg["p"], skip=seat)
+        self.owner.mesh_stop(self.verdict)
+
+    # ----- periodic --------------------------------------------------------------------------
+    def tick(self, now: float) -> None:
+        """Heads and cards on every direct link; name who holds entries back."""
+        if now - self._last_heads >= HEAD_EVERY:
+            self._last_heads = now
+            head = pack("head", h=list(self._head()), up=self._up(now))
+            for seat, p in self.peers.items():
+                if not p.greeted and now - p.heard < LIVE:
+                    p.greeted = True
+                    for card in self.cards.values():
+                        self.send(seat, card)
+                self.send(seat, head)
+            self.owner.mesh_tunnel(head, None)
+        self._name_holders(now)
+
+    def _name_holders(self, now: float) -> None:
+        held = len(self.session)
+        for (seat, seq), t in list(self._asked.items()):
+            p = self.peers.get(seat)
+            if now - t < HOLD_BACK:
+                continue
+            del self._asked[(seat, seq)]
+            if p is None or p.head is None or p.head[0] < seq or ("held", seat) in self._named:
+                continue
+            self._named.add(("held", seat))
+            what = self._what(seq) if seq < held else f"entry {seq}"
+            self.owner.mesh_notice(
+                f"{self.name(seat)} holds back {what}: it advertises it but does not send it"
+            )
+        for seq, t in list(self._accepted_at.items()):
+            if now - t < HOLD_BACK:
+                continue
+            author = self._author(seq)
+            srcs = self._sources.get(seq, set())
+            if (
+                author is not None
+                and author != self.seat
+                and author not in srcs
+                and srcs
+                and author in self.peers
+                and now - self.peers[author].heard < LIVE
+                and ("author", author) not in self._named
+            ):
+                self._named.add(("author", author))
+                via = ", ".join(self.name(x) for x in sorted(srcs))
+                self.owner.mesh_notice(
+                    f"{self.name(author)} did not send us its own {self._what(seq)}; "
+                    f"it reached us from {via}"
+                )
+            self._accepted_at.pop(seq, None)
+            self._sources.pop(seq, None)
+
+    def _author(self, seq: int) -> int | None:
+        try:
+            return decode_entry(self.session.entries[seq]).seat
+        except (RemoteProtocolError, IndexError):
+            return None
+
+    def _what(self, seq: int) -> str:
+        try:
+            e = decode_entry(self.session.entries[seq])
+        except (RemoteProtocolError, IndexError):
+            return f"entry {seq}"
+        return f"entry {seq} ({shown(e.kind, 20)})"
+
+    def close(self) -> None:
+        """Close our sockets (a short linger lets a last proof leave) and the ZAP handler."""
+        with contextlib.suppress(KeyError):
+            self.owner.poller.unregister(self.router)
+        for p in self.peers.values():
+            p.dealer.close(linger=500)
+        self.router.close(linger=0)
+        if self.auth is not None:
+            self.auth.stop()
+            self.auth = None
+        self.ctx.term()
+
+
+def advertise_for(host: str) -> tuple[str, str]:
+    """(bind, advertise) addresses for our listener, in the family we reached the host with:
+    loopback stays on loopback; otherwise the local address the route to the host uses."""
+    if host in ("127.0.0.1", "localhost", "::1", "[::1]"):
+        return ("127.0.0.1", "127.0.0.1") if "::" not in host else ("[::1]", "[::1]")
+    import socket
+
+    try:
+        fam = socket.AF_INET6 if host.startswith("[") else socket.AF_INET
+        with socket.socket(fam, socket.SOCK_DGRAM) as s:
+            s.connect((host.strip("[]"), 9))
+            addr: str = s.getsockname()[0]
+    except OSError:
+        return ("127.0.0.1", "127.0.0.1")
+    if fam == socket.AF_INET6:
+        return (f"[{addr}]", f"[{addr}]")
+    return (addr, addr)

@@ -1,0 +1,193 @@
+"""Deterministic claimed and resigned sample games and their test vectors (PROTOCOL.md §10).
+
+Pure, like `samples.py`: `protocol/generate.py` writes `replays/*claimed*`, `replays/*resigned*`
+and `protocol/vectors/liveness.json` from these.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from zoo_p2p.protocol.crypto import private_key_from_bytes, public_key_bytes, sha256
+from zoo_p2p.protocol.encoding import Kind, decode_entry
+from zoo_p2p.protocol.liveness import Clocks, resign_bytes, vote_bytes
+from zoo_p2p.protocol.session import Session
+from zoo_p2p.protocol.simulate import LocalGame, broadcast, random_mover, setup_game, step
+from zoo_p2p.rules import Variant
+
+SAMPLE_CLOCKS = Clocks(move=120, reveal=10)
+
+
+def _game(n: int, label: str) -> tuple[LocalGame, random.Random]:
+    rng = random.Random(f"zoo-p2p liveness sample {label}")
+    game = setup_game(n, Variant.STANDARD, rng)
+    # the same game with clocks in its genesis: rebuild the sessions on a genesis that has them
+    seats = game.sessions[0].seats
+    genesis = Session.create_genesis(
+        game.keys[0], seats, Variant.STANDARD, None, rng.randbytes(32), SAMPLE_CLOCKS
+    )
+    game.sessions = [
+        Session(genesis, key=game.keys[i], seed=game.seeds[i], nonce=game.nonces[i])
+        for i in range(n)
+    ]
+    return game, rng
+
+
+def play_until(game: LocalGame, rng: random.Random, stop: Any) -> None:
+    """Let the floor holders speak (random legal moves) until `stop(floor)` is true."""
+    while True:
+        f = game.sessions[0].floor
+        if f is None or stop(f):
+            return
+        step(game, rng, random_mover)
+
+
+def claim_round(game: LocalGame, voters: list[int]) -> bytes:
+    """Every voter signs a vote, all votes reach every voter, the first voter appends the claim;
+    the claim is delivered to every seat that has not answered. Returns the claim entry."""
+    votes = [game.sessions[v].vote_claim() for v in voters]
+    for v in voters:
+        for vote in votes:
+            game.sessions[v].add_vote(vote)
+    out = game.sessions[voters[0]].take_outgoing()
+    assert len(out) == 1 and decode_entry(out[0]).kind == Kind.CLAIM
+    return out[0]
+
+
+def claimed_game() -> tuple[LocalGame, int, bytes]:
+    """3 seats: the last link of a reveal chain (seat 3) stalls; seats 1 and 2 claim the game.
+
+    The staller then answers late; its own log holds its late reveal and the claim after it."""
+    game, rng = _game(3, "claimed")
+    play_until(game, rng, lambda f: f.kind == Kind.REVEAL and f.seat == 2)
+    late = game.sessions[2].take_outgoing()  # it computes its link but does not send it
+    assert len(late) == 1
+    claim = claim_round(game, [0, 1])
+    broadcast(game, 0, claim)  # seat 1 already has it; seat 3 adopts it after its late answer
+    game.sessions[2].take_outgoing()
+    return game, 2, claim
+
+
+def claimed_move_game() -> tuple[LocalGame, int, bytes]:
+    """2 seats: the seat to move (after a few moves) never moves; the other seat claims."""
+    game, rng = _game(2, "claimed-move")
+    moves = [0]
+
+    def stop(f: Any) -> bool:
+        if f.kind == Kind.MOVE:
+            moves[0] += 1
+        return f.kind == Kind.MOVE and moves[0] > 6
+
+    play_until(game, rng, stop)
+    floor = game.sessions[0].floor
+    assert floor is not None
+    other = 1 - floor.seat
+    claim = claim_round(game, [other])
+    broadcast(game, other, claim)
+    return game, floor.seat, claim
+
+
+def resigned_game(n: int) -> tuple[LocalGame, int, Session | None]:
+    """Seat 2 resigns in the middle of the game (while another seat is to move).
+
+    With 2 seats the game ends (seat 2 loses). With 3+ a stand-in (a random bot under the key the
+    resignation names) plays seat 2 on to the end. Returns the game, the seat, the stand-in."""
+    game, rng = _game(n, f"resigned-{n}")
+    moves = [0]
+
+    def stop(f: Any) -> bool:
+        if f.kind == Kind.MOVE:
+            moves[0] += 1
+        return f.kind == Kind.MOVE and moves[0] > 5 and f.seat != 1
+
+    play_until(game, rng, stop)
+    stand_key = private_key_from_bytes(rng.randbytes(32)) if n > 2 else None
+    r = game.sessions[1].resign(None if stand_key is None else public_key_bytes(stand_key))
+    for i, s in enumerate(game.sessions):
+        if i != 1:
+            assert s.add_resignation(r)
+    floor = game.sessions[0].floor
+    assert floor is not None
+    entry = game.sessions[floor.seat].take_outgoing()
+    assert decode_entry(entry[0]).kind == Kind.RESIGN
+    broadcast(game, floor.seat, entry[0])
+    for extra in entry[1:]:
+        broadcast(game, floor.seat, extra)
+    if stand_key is None:
+        return game, 1, None
+    stand_in = Session(game.sessions[0].entries[0])
+    for raw in game.sessions[0].entries[1:]:
+        stand_in.receive(raw)
+    stand_in.take_seat(stand_key)
+    game.sessions[1] = stand_in
+    while step(game, rng, random_mover):
+        pass
+    return game, 1, stand_in
+
+
+def liveness_logs() -> dict[str, list[bytes]]:
+    """The sample logs of §10 by file name (`replays/`)."""
+    claimed, staller, _ = claimed_game()
+    moved, _, _ = claimed_move_game()
+    two, _, _ = resigned_game(2)
+    three, _, _ = resigned_game(3)
+    return {
+        "3p-standard-claimed-reveal.zoolog": claimed.sessions[0].entries,
+        "3p-standard-claimed-reveal-late.zoolog": claimed.sessions[staller].entries,
+        "2p-standard-claimed-move.zoolog": moved.sessions[0].entries,
+        "2p-standard-resigned.zoolog": two.sessions[0].entries,
+        "3p-standard-resigned.zoolog": three.sessions[0].entries,
+    }
+
+
+def liveness_vectors() -> dict[str, Any]:
+    """Vectors for claim votes and resignations: the signed bytes, the entries, the endings."""
+    game, staller, claim = claimed_game()
+    e = decode_entry(claim)
+    claimed, at, votes = e.body
+    s0 = game.sessions[0]
+    head = sha256(s0.entries[at - 1])
+    two, _, _ = resigned_game(2)
+    r_entry = decode_entry(two.sessions[0].entries[-1])
+    r_seat, seed, new_key, sig = r_entry.body
+    return {
+        "description": "claim votes sign vote_bytes(game_id, at, head, claimed); a claim entry is "
+        "[claimed, at, [[seat, sig]...]]; a resignation signs resign_bytes(game_id, seat, seed, "
+        "new_key) and its entry body is [seat, seed, new_key|nil, sig]",
+        "claim": {
+            "game_id": s0.game_id.hex(),
+            "genesis": s0.entries[0].hex(),
+            "claimed": claimed,
+            "at": at,
+            "head": head.hex(),
+            "vote_bytes": vote_bytes(s0.game_id, at, head, claimed).hex(),
+            "votes": [[v[0], v[1].hex()] for v in votes],
+            "claim_entry": claim.hex(),
+            "claim_seq": e.seq,
+            "ending": s0.outcome().describe(s0.seats),
+            "late_log_ending": game.sessions[staller].outcome().describe(s0.seats),
+        },
+        "resignation": {
+            "game_id": two.sessions[0].game_id.hex(),
+            "seat": r_seat,
+            "seed": seed.hex(),
+            "new_key": None if new_key is None else new_key.hex(),
+            "signed_bytes": resign_bytes(two.sessions[0].game_id, r_seat, seed, new_key).hex(),
+            "sig": sig.hex(),
+            "entry": r_entry.raw.hex(),
+            "ending": two.sessions[0].outcome().describe(two.sessions[0].seats),
+        },
+    }
+
+
+__all__ = [
+    "SAMPLE_CLOCKS",
+    "claim_round",
+    "claimed_game",
+    "claimed_move_game",
+    "liveness_logs",
+    "liveness_vectors",
+    "play_until",
+    "resigned_game",
+]
