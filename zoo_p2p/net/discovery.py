@@ -55,6 +55,29 @@ VARIANTS = ("standard", "general")
 _TXT_MAX = 255
 
 
+def interface_addresses() -> list[str]:
+    """This machine's addresses another machine could reach: IPv4 except loopback and link-local,
+    IPv6 global or unique-local (no link-local: its zone means nothing elsewhere)."""
+    import ifaddr
+
+    out: list[str] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            raw = ip.ip[0] if isinstance(ip.ip, tuple) else ip.ip
+            try:
+                addr = ipaddress.ip_address(raw)
+            except ValueError:
+                continue
+            if addr.is_loopback or addr.is_link_local or addr.is_multicast:
+                continue
+            if addr.version == 6 and not (addr.is_global or addr.is_private):
+                continue
+            if str(addr) not in out:
+                out.append(str(addr))
+    out.sort(key=lambda a: ":" in a)  # IPv4 first: what most joiners can reach
+    return out
+
+
 class DiscoveryError(ZooError):
     """mDNS could not be used at all (no interface, sockets refused); the message says why."""
 
