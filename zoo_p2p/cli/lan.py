@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from zoo_p2p.net.portmap import PortMapper
 
 WILDCARDS = ("0.0.0.0", "*", "::", "[::]")
+AUTO = "auto"  # what the .net sidecar keeps for "no --bind": every reachable address
+BROWSE_SECONDS = 3.0
 
 
 @dataclass
@@ -42,7 +44,7 @@ def listen_plan(bind: str | None, address: str | None) -> ListenPlan:
     --bind ADDR: that address only (a wildcard: everything, advertising each interface);
     --address A[,B]: what the invite says instead (a VPN address, an SSH tunnel's server)."""
     shown_addrs = [a.strip().strip("[]") for a in (address or "").split(",") if a.strip()]
-    if bind is None:
+    if bind in (None, "", AUTO):
         mine = interface_addresses()
         plan = ListenPlan(bind="127.0.0.1", also_bind=tuple(mine), advertise=list(mine))
         if not mine:
