@@ -57,6 +57,13 @@ WIDTH = 12
 WORK_PER_CANDIDATE = 1500
 """Root candidates: the policy's best ``max(WIDTH, work / WORK_PER_CANDIDATE)`` moves."""
 
+ROLLOUT = 12
+"""Playout plies below a leaf before the score totals are read (fewer plies, more iterations)."""
+
+ITER_COST = 6
+"""Work charged per iteration on top of its plies: sampling and copying cost about six plies,
+so an equal ``work`` budget means about equal time against the ``hard`` bot."""
+
 Outcome = tuple[int, bool]
 """What a capture revealed: the exposed bottom value (-1: none) and whether it was the mutant."""
 
@@ -166,8 +173,9 @@ class ExpertBot:
         noise: float = 1.5,
         margin_weight: float = 0.5,
         explore: float = EXPLORE,
-        rollout: int = 1000,
+        rollout: int = ROLLOUT,
         width: int = WIDTH,
+        iter_cost: int = ITER_COST,
     ) -> None:
         self.think = DEFAULT_THINK if think is None else float(think)
         if self.think <= 0:
@@ -184,6 +192,7 @@ class ExpertBot:
         self.explore = explore
         self.rollout = rollout
         self.width = width
+        self.iter_cost = iter_cost
         self.last_iterations = 0
 
     # ------------------------------------------------------------------ the public interface
@@ -310,7 +319,7 @@ class ExpertBot:
                         nd.n += 1
                 iterations += 1
                 if work_left is not None:
-                    work_left -= plies + 2
+                    work_left -= plies + self.iter_cost
             rounds += 1
             if rounds >= floor and (
                 (work_left is not None and work_left <= 0)
