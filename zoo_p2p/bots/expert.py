@@ -204,17 +204,30 @@ class ExpertBot:
         return self.evaluate(state)[0].move
 
     def evaluate(
-        self, state: State, focus: Iterable[Move] = (), min_visits: int = 0
+        self,
+        state: State,
+        focus: Iterable[Move] = (),
+        min_visits: int = 0,
+        *,
+        only: Iterable[Move] | None = None,
     ) -> list[MoveStats]:
         """Search and return the root moves that were searched, best first.
 
         With ``focus`` (the analysis) no candidate is dropped: every candidate, and each
         ``focus`` move, meets the same sampled deals, at least ``min_visits`` of them.
+        ``only`` compares exactly those moves (all legal) and no others.
         """
         pub, _moves = self._position(state)
         root = _Node(pub)
         focus = list(focus)
-        cands = self._candidates(root, focus)
+        if only is not None:
+            wanted = set(only)
+            cands = [i for i, (_s, m) in enumerate(root.moves) if m in wanted]
+            while len(root.edges) <= max(cands):
+                root.edges.append(_Edge(root.moves[len(root.edges)][0]))
+            focus = list(wanted)
+        else:
+            cands = self._candidates(root, focus)
         self._search(pub, root, cands, self._oracles(state), halving=not focus, floor=min_visits)
         edges = root.edges
         alive = max(edges[i].n for i in cands)
