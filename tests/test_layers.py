@@ -77,3 +77,24 @@ def test_only_net_imports_zmq_and_only_cli_imports_typer() -> None:
                 assert net_only not in mods, f"{'/'.join(rel)} imports {net_only}"
         if rel[0] != "cli":
             assert "typer" not in mods, f"{'/'.join(rel)} imports typer"
+
+
+def test_driver_interface_is_front_end_neutral() -> None:
+    """`zoo_p2p.driver` is implemented by the plain mode, the full-screen app and the bots."""
+    mods = {m.split(".")[0] for m in imports(PKG / "driver.py")}
+    assert not mods & {"zmq", "typer", "rich", "textual"}, mods
+
+
+def test_only_tui_imports_textual_and_tui_never_imports_typer_or_zmq() -> None:
+    for f in files(""):
+        rel = f.relative_to(PKG).parts
+        mods = {m.split(".")[0] for m in imports(f)}
+        if rel[0] != "tui":
+            assert "textual" not in mods, f"{'/'.join(rel)} imports textual"
+    for f in files("tui"):
+        mods = {m.split(".")[0] for m in imports(f)}
+        assert not mods & {"typer", "zmq"}, (
+            f"{f.relative_to(PKG)} imports {mods & {'typer', 'zmq'}}"
+        )
+        up = {m for m in imports(f) if m.startswith(("zoo_p2p.cli", "zoo_p2p.net"))}
+        assert not up, f"{f.relative_to(PKG)} imports {up}"

@@ -62,6 +62,10 @@ def deal_table(report: AuditReport) -> Table:
     return grid
 
 
+def _path(path: Path) -> str:
+    return shown(str(path), limit=1000)
+
+
 def _entries_words(seqs: Sequence[int]) -> str:
     words = [str(s) for s in seqs]
     if len(words) <= 1:
@@ -94,7 +98,12 @@ def render_report(console: Console, path: Path, report: AuditReport) -> None:
     """Print one report with rich (file-supplied text only through `shown` inside `Text`)."""
     style = _VERDICT_STYLE.get(report.verdict, "bold red")
     console.print(
-        Text.assemble(("verdict: ", "bold"), (report.verdict.upper(), style), "  ", shown(path))
+        Text.assemble(
+            ("verdict: ", "bold"),
+            (report.verdict.upper(), style),
+            "  ",
+            shown(str(path), limit=1000),
+        )
     )
     if report.game_id is not None:
         console.print(Text(f"game {report.game_id.hex()[:16]}…  variant {shown(report.variant)}"))
@@ -180,7 +189,7 @@ def verify_command(paths: Sequence[Path], json: bool = False) -> None:
                         ("verdict: ", "bold"),
                         ("UNREADABLE", "bold red"),
                         "  ",
-                        shown(path),
+                        _path(path),
                         ": ",
                         shown(exc.reason, limit=400),
                     )
@@ -207,7 +216,7 @@ def verify_command(paths: Sequence[Path], json: bool = False) -> None:
                     Text(
                         f"cheat: {seat_word(c.seat, seats[c.seat].team.label)} signed two "
                         f"different entries for seq {seq} "
-                        f"(a fork): entry {seq} of {shown(pa)} and entry {seq} of {shown(pb)}",
+                        f"(a fork): entry {seq} of {_path(pa)} and entry {seq} of {_path(pb)}",
                         style="bold red",
                     )
                 )

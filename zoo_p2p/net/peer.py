@@ -31,21 +31,25 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
+from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
 from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.text import seat_word, shown
 
 __all__ = [
+    "Driver",
     "Host",
     "HostOptions",
     "JoinOptions",
     "Joiner",
     "Link",
     "NetError",
+    "NullDriver",
     "Outcome",
     "SeatPresence",
 ]
@@ -72,6 +76,8 @@ MAX_KNOCKS = 4  # knocks a link may send before its hello
 FLOOD_SLACK = 4 << 20  # TCP bytes a link may have sent beyond the messages we received from it
 SYNC_BURST = 6  # resync answers a link may get at once ...
 SYNC_RATE = 2.0  # ... and then per second (a token bucket)
+WATCH_EVERY = 0.05  # seconds between the host's checks of its connections (hello, flood)
+FIRST_STATUS = 2.0  # seconds before a joiner first says it has no answer yet
 WANT_NOFILE = 65536  # the soft RLIMIT_NOFILE the host asks for (up to the hard limit)
 _TCP_INFO_BYTES_RECEIVED = 128  # offset of tcpi_bytes_received in struct tcp_info (Linux >= 4.1)
 _AWAITED = {
@@ -84,79 +90,10 @@ _AWAITED = {
 }
 
 
-@dataclass(frozen=True)
-class SeatPresence:
-    """One seat as every screen shows it: `connected`, `lost` (for `lost_for` whole seconds)
-    or `left` (it said so before it went)."""
-
-    state: str
-    lost_for: int = 0
-
-
 class EntrySink(Protocol):
     """Where a peer's own copy of the log goes (an fsync'd file in practice)."""
 
     def append(self, entry: bytes) -> None: ...
-
-
-class Driver(Protocol):
-    """Who sits at our seat and sees the game: a bot, a human at a terminal, or a test.
-
-    Optional (looked up with `getattr`, so older drivers keep working):
-    `on_seats(seats: list[SeatPresence], link)` — every seat's presence, called on every change
-    (also once a second while a seat is lost, as `lost_for` grows); `link.awaited()` then says
-    what the game waits for and from whom. `on_notice` texts are plain strings (never markup);
-    peer-supplied parts in them have been through `zoo_p2p.text.shown`.
-    """
-
-    def fds(self) -> list[int]: ...
-    def on_fd(self, fd: int, link: Link) -> bool: ...
-    def on_lobby(self, seats: list[tuple[str, str, int]], need: int) -> None: ...
-    def on_started(self, link: Link) -> None: ...
-    def on_events(self, events: list[Any], link: Link) -> None: ...
-    def on_turn(self, link: Link) -> None: ...
-    def on_presence(self, up: list[bool], link: Link) -> None: ...
-    def on_notice(self, text: str) -> None: ...
-
-
-class NullDriver:
-    """A driver that sees nothing and plays nothing (observers, tests)."""
-
-    def fds(self) -> list[int]:
-        """No extra file descriptors."""
-        return []
-
-    def on_fd(self, fd: int, link: Link) -> bool:
-        """Never called."""
-        return False
-
-    def on_lobby(self, seats: list[tuple[str, str, int]], need: int) -> None:
-        """Ignore the lobby."""
-
-    def on_started(self, link: Link) -> None:
-        """Ignore the start."""
-
-    def on_events(self, events: list[Any], link: Link) -> None:
-        """Ignore events."""
-
-    def on_turn(self, link: Link) -> None:
-        """Play nothing."""
-
-    def on_presence(self, up: list[bool], link: Link) -> None:
-        """Ignore presence."""
-
-    def on_notice(self, text: str) -> None:
-        """Log notices."""
-        log.info("%s", text)
-
-
-@dataclass
-class Outcome:
-    """How a peer's run ended."""
-
-    finished: bool
-    reason: str
-    entries: int
 
 
 def raw_private(key: Ed25519PrivateKey) -> bytes:
@@ -309,7 +246,7 @@ def _is_move_floor(floor: Any, seat: int | None) -> bool:
     return floor is not None and seat is not None and floor.seat == seat and floor.kind == "move"
 
 
-class Link:
+class Link(Liveness):
     """What host and joiner share: the session, the log file kept in step, timers, the loop."""
 
     def __init__(
@@ -349,9 +286,11 @@ class Link:
             )
         self._settled = -1
         self._own_move = False
+        self._idle_wake = 0.2  # longest sleep of the loop (the host watches its links faster)
         # the direct links (no trusted relay, TRANSPORT.md §10); ZOO_MESH=0 turns them off
         self.mesh: Mesh | None = None
         self._mesh_on = os.environ.get("ZOO_MESH", "1") != "0"
+        self._init_liveness()  # clocks and claims (zoo_p2p.net.liveness)
 
     def _trace(self, event: str, n: int) -> None:
         if self._trace_file is not None:
@@ -416,6 +355,7 @@ class Link:
         """Feed entries numbered from `start` to the session; return a seq to resync from."""
         s = self.session
         assert s is not None
+        self._release_if_moved_on(start, entries)
         before = len(s)
         held = s.entries if start < before else []
         gap: int | None = None
@@ -466,8 +406,6 @@ class Link:
         own_from = before if self._own_move else len(s)  # entries from here on are ours
         while s.take_outgoing():
             pass
-        if self.mesh is not None and len(s) > own_from:
-            self.mesh.push_own(own_from, s.entries[own_from:])
         if len(s) > before:
             # Our own move is made durable before it leaves (a crash must not let us sign a
             # different move for the same seq). Everything else goes out first and is synced
@@ -477,6 +415,8 @@ class Link:
                 self._flush_log()
                 if s.state is not None:
                     self._trace("onwire", len(s.state.history))
+            if self.mesh is not None and len(s) > own_from:  # ours, to every seat directly
+                self.mesh.push_own(own_from, s.entries[own_from:])
             self.publish(before, s.entries[before:], own_from)
         self._own_move = False
         self._flush_log()
@@ -566,9 +506,10 @@ class Link:
                         fn()
                     continue
                 self.tick(now)
+                self._liveness_tick(now)
                 if self.mesh is not None:
                     self.mesh.tick(now)
-                wake = min([t[0] for t in self._timers] + [now + 0.2])
+                wake = min([t[0] for t in self._timers] + [now + self._idle_wake])
                 if deadline is not None:
                     wake = min(wake, deadline)
                 for sock, _ in self.poller.poll(max(0, int((wake - now) * 1000)) + 1):
@@ -587,6 +528,16 @@ class Link:
 
     def _have(self) -> int:
         return len(self.session) if self.session is not None else 0
+
+    def leave(self, reason: str) -> None:
+        """Stop the run now, unfinished, saying why (the driver's way out)."""
+        if self.stopped is None:
+            self.stopped = Outcome(False, reason, self._have())
+
+    def catch_up(self) -> None:
+        """After resuming from a log: tell the driver where the game stands, ask for our move."""
+        if self.session is not None:
+            self._advance(len(self.session))
 
     def tick(self, now: float) -> None:
         """Periodic work: pings, liveness, finishing."""
@@ -766,6 +717,7 @@ class Host(Link):
         self._seat_seen: dict[int, float] = {}
         self._started_at = time.monotonic()
         self._last_watch = 0.0
+        self._idle_wake = WATCH_EVERY
         self._quiet_until: dict[str, float] = {}  # rate limit of repeated log lines / notices
         if session is None:
             team = options.team if options.team is not None else 0
@@ -853,6 +805,12 @@ class Host(Link):
         for rid, conn in list(self.conns.items()):
             if conn.seat is not None and conn.seat != 0 and (to is None or conn.seat == to):
                 self._send(rid, msg)
+
+    def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
+        """Claim votes and resignations go to every seat but the one they came from."""
+        for rid, conn in list(self.conns.items()):
+            if conn.seat is not None and conn.seat != skip_seat:
+                self._send(rid, data)
 
     def _lobby_msg(self) -> bytes:
         seats = [[s.name, self.fingerprint(s.pub), s.team] for s in self.lobby]
@@ -1016,6 +974,12 @@ class Host(Link):
         elif kind == "mesh":
             if self.mesh is not None and conn.seat is not None:
                 self.mesh.on_tunnel(conn.seat, msg["m"])
+        elif kind == "claim":
+            if conn.seat is not None:
+                self._on_vote(conn.seat, msg["vote"])
+        elif kind == "resign":
+            if conn.seat is not None:
+                self._on_resign(conn.seat, msg["r"], msg["key"])
         elif kind == "done":
             conn.done = True
         elif kind in ("bye", "leave"):
@@ -1234,7 +1198,7 @@ class Host(Link):
         """Ping everyone, update presence, finish when every seat has the whole log."""
         if self.session is None:
             self._prune_lobby(now)
-        if now - self._last_watch >= 0.1:
+        if now - self._last_watch >= WATCH_EVERY:
             self._last_watch = now
             self._watch_fds(now)
         if now - self._last_ping >= PING_EVERY:
@@ -1354,7 +1318,7 @@ class Joiner(Link):
         self._warned_handshake = False
         self._handshakes = 0  # secure handshakes that succeeded
         self._failed_handshakes = 0
-        self._status_at = self._began
+        self._status_at = self._began + FIRST_STATUS - options.status_every  # first after 2 s
         self._client_curve = self.curve_pub if options.curve else bytes(32)
         self._host_seats: list[SeatPresence] = []
         if not options.curve:  # no handshake event to wait for with NULL security
@@ -1419,6 +1383,11 @@ class Joiner(Link):
         """Send a mesh message to the host."""
         if self.host_pub is not None and to in (None, 0):
             self._send(wire.pack("mesh", m=data))
+
+    def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
+        """Our claim votes and resignation go to the host, which relays them."""
+        if skip_seat is None:
+            self._send(data)
 
     def publish(self, start: int, entries: list[bytes], own_from: int) -> None:
         """Send the entries we wrote ourselves to the host (unless it hears us directly)."""
@@ -1568,6 +1537,10 @@ class Joiner(Link):
         elif kind == "mesh":
             if self.mesh is not None:
                 self.mesh.on_tunnel(0, msg["m"])
+        elif kind == "claim":
+            self._on_vote(None, msg["vote"])
+        elif kind == "resign":
+            self._on_resign(None, msg["r"], b"")
         elif kind == "reject":
             self.stopped = Outcome(False, f"the host said: {shown(msg['reason'])}", self._have())
         elif kind == "leave":

@@ -54,6 +54,8 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "done": {"have": (int,)},
     "bye": {},
     "mesh": {"m": (bytes,)},  # a mesh message (zoo_p2p.net.mesh) through the host link
+    "claim": {"vote": (bytes,)},  # a claim vote (PROTOCOL.md §10.2; zoo_p2p.net.liveness)
+    "resign": {"r": (bytes,), "key": (bytes,)},  # a resignation (§10.4) [+ stand-in key, to host]
 }
 
 

@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 __all__ = [
     "InvalidSignature",
+    "check_public_key",
     "fingerprint",
     "hmac_sha256",
     "private_key_from_bytes",
@@ -64,3 +65,58 @@ def fingerprint(public_key: bytes) -> str:
     digest = sha256(FINGERPRINT_DOMAIN + public_key)
     text = base64.b32encode(digest[:10]).decode("ascii")
     return "-".join(text[i : i + 4] for i in range(0, 16, 4))
+
+
+# ---------------------------------------------------------------------- public key validation
+# Curve25519 in twisted Edwards form -x² + y² = 1 + d·x²·y² over GF(p) (RFC 8032 §5.1).
+_P = 2**255 - 19
+_D = (-121665 * pow(121666, -1, _P)) % _P
+_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
+
+
+def _decode_point(raw: bytes) -> tuple[int, int]:
+    """RFC 8032 §5.1.3 point decoding, strict: y < p, and no `-0` (x = 0 with the sign bit)."""
+    y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
+    sign = raw[31] >> 7
+    if y >= _P:
+        raise ValueError("non-canonical encoding (y is not below p)")
+    u = (y * y - 1) % _P
+    v = (_D * y * y + 1) % _P
+    x = (u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P)) % _P
+    if (v * x * x - u) % _P != 0:
+        if (v * x * x + u) % _P != 0:
+            raise ValueError("not a point of the curve")
+        x = (x * _SQRT_M1) % _P
+    if x == 0 and sign == 1:
+        raise ValueError("non-canonical encoding (x = 0 with the sign bit set)")
+    if x & 1 != sign:
+        x = _P - x
+    return x, y
+
+
+def _is_small_order(x: int, y: int) -> bool:
+    """True when [8](x, y) is the identity: three doublings in projective coordinates."""
+    X, Y, Z = x, y, 1
+    for _ in range(3):  # dbl-2008-bbjlp for a = -1
+        B = (X + Y) * (X + Y) % _P
+        C = X * X % _P
+        D = Y * Y % _P
+        E = -C % _P
+        F = (E + D) % _P
+        J = (F - 2 * Z * Z) % _P
+        X, Y, Z = (B - C - D) * J % _P, F * (E - D) % _P, F * J % _P
+    return X == 0 and Y == Z
+
+
+def check_public_key(raw: bytes) -> None:
+    """Refuse an Ed25519 public key that anyone could sign for, or that has two encodings.
+
+    Raises ValueError unless `raw` is 32 bytes encoding, canonically (y < p, no negative zero),
+    a curve point whose order is not a divisor of 8 (the identity and the other seven small-order
+    points are refused). PROTOCOL.md §2.4; used for the genesis seats and the net hello.
+    """
+    if type(raw) is not bytes or len(raw) != 32:
+        raise ValueError("a public key is 32 bytes")
+    x, y = _decode_point(raw)
+    if _is_small_order(x, y):
+        raise ValueError("a small-order point (anyone can sign for it)")

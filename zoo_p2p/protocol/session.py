@@ -16,7 +16,12 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from zoo_p2p.errors import CheatError, IllegalMoveError, LocalProtocolError, RemoteProtocolError
-from zoo_p2p.protocol.crypto import public_key_bytes, public_key_from_bytes, sha256
+from zoo_p2p.protocol.crypto import (
+    check_public_key,
+    public_key_bytes,
+    public_key_from_bytes,
+    sha256,
+)
 from zoo_p2p.protocol.deal import (
     COMMIT_SIZE,
     DEAL_TABLE,
@@ -76,7 +81,9 @@ from zoo_p2p.protocol.liveness import (
     signature_ok,
     vote_bytes,
 )
+from zoo_p2p.protocol.names import check_name
 from zoo_p2p.rules import N_SQUARES, Move, Send, State, Step, Team, Variant
+from zoo_p2p.text import seat_word
 
 MAX_NAME_LEN = 32
 MOVE_SEND = 0
@@ -156,7 +163,7 @@ class Genesis:
         clocks = Clocks.from_body(body[4]) if len(body) == 5 else None
         if not _is_bin(nonce, NONCE_SIZE):
             raise RemoteProtocolError("genesis nonce is not 32 bytes")
-        if variant not in ("standard", "general"):
+        if type(variant) is not str or variant not in ("standard", "general"):
             raise RemoteProtocolError(f"unknown variant {variant!r}")
         if not (isinstance(seats, list) and 2 <= len(seats) <= 4):
             raise RemoteProtocolError("a game has 2 to 4 seats")
@@ -165,15 +172,14 @@ class Genesis:
             if not (isinstance(s, list) and len(s) == 3):
                 raise RemoteProtocolError("a seat is not [name, public_key, team]")
             name, key, team = s
-            if not (
-                type(name) is str
-                and 1 <= len(name) <= MAX_NAME_LEN
-                and name.isprintable()
-                and name == name.strip()
-            ):
-                raise RemoteProtocolError("a seat name must be 1..32 printable characters")
-            if not _is_bin(key, 32):
-                raise RemoteProtocolError("a seat public key is not 32 bytes")
+            try:
+                check_name(name)
+            except ValueError as exc:
+                raise RemoteProtocolError(f"seat name: {exc}") from None
+            try:
+                check_public_key(key)
+            except ValueError as exc:
+                raise RemoteProtocolError(f"seat public key: {exc}") from None
             if type(team) is not int or not 0 <= team <= 3:
                 raise RemoteProtocolError("a seat team is not 0..3")
             infos.append(SeatInfo(name, key, Team(team)))
@@ -237,10 +243,10 @@ class Session:
             ]
         except ValueError:
             raise RemoteProtocolError("a seat public key is invalid", entry=genesis) from None
-        self._verify(e, 0)
         self.genesis = g
-        self.game_id: bytes = sha256(genesis)
         self.n: int = len(g.seats)
+        self._verify(e, 0)  # the genesis is signed by seat 0's key, read from its own body
+        self.game_id: bytes = sha256(genesis)
         self.variant: Variant = g.variant
         self._general = g.variant is Variant.GENERAL
         self._n_tables = n_tables(self._general)
@@ -273,6 +279,8 @@ class Session:
         # clocks, claims and resignations (§10)
         self.clocks: Clocks = g.clocks
         self._floors: list[Floor | None] = [None, self._floor]  # the floor at each log length
+        self._totals_at: list[tuple[int, ...] | None] = [None, None]  # public totals, likewise
+        self._turn_done = False  # set when a turn resolves: the totals must be recomputed
         self._votes: dict[int, Vote] = {}
         self._vote_at = 0  # the log length the held votes are about
         self._voted_at = 0  # we signed a vote at this log length: the floor holder is late
@@ -337,7 +345,7 @@ class Session:
         if self._stopped is not None:
             c = self._stopped
             raise RemoteProtocolError(
-                f"session stopped: seat {c.seat} cheated ({c.reason})", entry=raw, seat=c.seat
+                f"session stopped: {self.who(c.seat)} cheated ({c.reason})", entry=raw, seat=c.seat
             )
         try:
             e = decode_entry(raw)
@@ -348,7 +356,9 @@ class Session:
         if e.seq < n_held and self._entries[e.seq] == e.raw:
             return []
         if e.seat >= self.n:
-            raise RemoteProtocolError(f"no seat {e.seat} in this game", entry=e.raw, seat=e.seat)
+            raise RemoteProtocolError(
+                f"no seat {e.seat + 1} in this game of {self.n}", entry=e.raw, seat=e.seat
+            )
         self._verify(e, e.seat)
         if e.seq < n_held and e.kind == Kind.CLAIM:
             return self._claim_conflict(e)
@@ -463,8 +473,14 @@ class Session:
             self._pubs[seat].verify(e.sig, e.payload)
         except InvalidSignature:
             raise RemoteProtocolError(
-                f"bad signature for seat {seat}", entry=e.raw, seat=seat
+                f"bad signature: not {self.who(seat)}'s key", entry=e.raw, seat=seat
             ) from None
+
+    def who(self, seat: int) -> str:
+        """How people read a seat of this game: `seat 2 (Blue)` (1-based, with its team)."""
+        if 0 <= seat < self.n:
+            return seat_word(seat, self.seats[seat].team.label)
+        return seat_word(seat)
 
     def _reject(self, e: Entry, reason: str) -> RemoteProtocolError:
         return RemoteProtocolError(reason, entry=e.raw, seat=e.seat)
@@ -473,7 +489,7 @@ class Session:
         ev = CheatDetected(seat, reason, evidence)
         self._stopped = ev
         raise CheatError(
-            f"seat {seat} cheated: {reason}", entry=e.raw, seat=seat, evidence=evidence
+            f"{self.who(seat)} cheated: {reason}", entry=e.raw, seat=seat, evidence=evidence
         )
 
     def _accept(self, e: Entry, *, local: bool) -> list[Event]:
@@ -492,15 +508,30 @@ class Session:
         elif e.seat != f.seat or e.kind != f.kind:
             raise self._reject(
                 e,
-                f"out of turn: seat {e.seat} sent {e.kind!r} but the floor is seat {f.seat} "
-                f"for {f.kind!r}",
+                f"out of turn: {self.who(e.seat)} sent {e.kind!r} but the floor is "
+                f"{self.who(f.seat)}'s, for {f.kind!r}",
             )
+        shape = _SHAPES.get(e.kind)
+        why = None if shape is None else shape(e.body, self.n, self._general)
+        if why is not None:
+            if local:
+                raise LocalProtocolError(f"our own {e.kind} body is malformed: {why}")
+            raise self._reject(e, f"{e.kind} body: {why}")
         handler = _HANDLERS[e.kind]
         events = handler(self, e, local)
         self._entries.append(e.raw)
         self._authors.append(e.seat)
         self._head = sha256(e.raw)
         self._floors.append(self._floor)
+        st = self.state
+        last = self._totals_at[-1]
+        if st is None:
+            self._totals_at.append(None)
+        elif last is None or self._turn_done or e.kind == Kind.MOVE:  # the totals changed
+            self._totals_at.append(tuple(x.total for x in st.scores()))
+        else:
+            self._totals_at.append(last)
+        self._turn_done = False
         events.insert(0, EntryAccepted(e.seq, e.seat, e.kind))
         return events
 
@@ -645,6 +676,7 @@ class Session:
         """Set the floor once a move (and its reveal round) is fully resolved."""
         st = self.state
         assert st is not None
+        self._turn_done = True
         if st.is_terminal():
             totals = tuple(s.total for s in st.scores())
             self.final_scores = totals
@@ -998,7 +1030,7 @@ class Session:
         claimed, at, by = self._claim_check(e, e.seq)
         floor = self._floors[at]
         assert floor is not None
-        totals = self._totals()
+        totals = self._totals_at[at] or tuple(0 for _ in range(self.n))  # at the claimed head
         self.ending = Ending(
             CLAIMED,
             seat=claimed,
@@ -1103,6 +1135,79 @@ class Session:
             return [list(self.final_scores or ())]
         raise LocalProtocolError(f"nothing automatic to send for {kind!r}")  # pragma: no cover
 
+
+def _links_shape(links: Any, lo: int, hi: int) -> str | None:
+    if not (isinstance(links, list) and lo <= len(links) <= hi):
+        return f"expected {lo}..{hi} links" if lo != hi else f"expected {lo} links"
+    for link in links:
+        if not (
+            isinstance(link, list)
+            and len(link) == 2
+            and type(link[0]) is int
+            and 0 <= link[0] <= 255
+            and _is_bin(link[1], SALT_SIZE)
+        ):
+            return "a link is not [value 0..255, salt: bin(32)]"
+    return None
+
+
+def _commit_shape(b: Any, n: int, general: bool) -> str | None:
+    count = n_tables(general)
+    if not (isinstance(b, list) and len(b) == 2 and _is_bin(b[0], COMMIT_SIZE)):
+        return "not [nonce_commitment: bin(32), tables]"
+    if not (isinstance(b[1], list) and len(b[1]) == count):
+        return f"must hold {count} tables"
+    for t, blob in enumerate(b[1]):
+        if not _is_bin(blob, table_size(t) * COMMIT_SIZE):
+            return f"table {t} is not bin({table_size(t) * COMMIT_SIZE})"
+    return None
+
+
+def _open_shape(b: Any, n: int, general: bool) -> str | None:
+    if not (isinstance(b, list) and len(b) == 2 and _is_bin(b[0], NONCE_SIZE)):
+        return "not [nonce: bin(32), links]"
+    return _links_shape(b[1], N_SQUARES, N_SQUARES)
+
+
+def _move_shape(b: Any, n: int, general: bool) -> str | None:
+    if not (isinstance(b, list) and len(b) == 3 and all(type(x) is int for x in b)):
+        return "not [kind, a, b] (three integers)"
+    return None
+
+
+def _reveal_shape(b: Any, n: int, general: bool) -> str | None:
+    if not (isinstance(b, list) and len(b) == 1):
+        return "not [links]"
+    return _links_shape(b[0], 1, 1 if general else 2)
+
+
+def _seed_shape(b: Any, n: int, general: bool) -> str | None:
+    if not (isinstance(b, list) and len(b) == 1 and _is_bin(b[0], SEED_SIZE)):
+        return "not [seed: bin(32)]"
+    return None
+
+
+def _result_shape(b: Any, n: int, general: bool) -> str | None:
+    if not (
+        isinstance(b, list)
+        and len(b) == 1
+        and isinstance(b[0], list)
+        and len(b[0]) == n
+        and all(type(x) is int and 0 <= x <= 255 for x in b[0])
+    ):
+        return f"not [[total 0..255 × {n}]]"
+    return None
+
+
+# Body shapes by kind (PROTOCOL.md §3): types and array sizes, checked before any field is used.
+_SHAPES = {
+    Kind.COMMIT: _commit_shape,
+    Kind.OPEN: _open_shape,
+    Kind.MOVE: _move_shape,
+    Kind.REVEAL: _reveal_shape,
+    Kind.SEED: _seed_shape,
+    Kind.RESULT: _result_shape,
+}
 
 _HANDLERS = {
     Kind.CLAIM: Session._on_claim,

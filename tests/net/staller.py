@@ -1,0 +1,184 @@
+"""Peers for the clock tests (PROTOCOL.md §10): a host with small clocks, honest bots and stallers.
+
+    python -m tests.net.staller host --players 3 --move-time 3 --reveal-time 2 \
+        --invite-file F --log L
+    python -m tests.net.staller join MODE INVITE --log L
+
+MODE: `bot` (honest), `move` (never moves), `reveal` (never sends its reveal links: as the last
+seat it is the last link of every chain), `comeback` (like `reveal`, but answers as soon as it
+sees a claim vote against it: its answer comes after the claim), `resign` (resigns after its
+third move; with 3+ seats it hands its seat to a stand-in key whose private half goes to the host).
+
+Every process prints its outcome's reason and every notice on stdout, one per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from zoo_p2p.bots import make_bot
+from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions, LobbySeat, raw_private
+from zoo_p2p.protocol.crypto import fingerprint, public_key_bytes
+from zoo_p2p.protocol.encoding import Kind
+from zoo_p2p.protocol.events import SeatInfo
+from zoo_p2p.protocol.liveness import Clocks
+from zoo_p2p.protocol.session import Session
+from zoo_p2p.rules import Team, Variant
+from zoo_p2p.storage import LogWriter
+
+
+class Driver:
+    """Plays with the greedy bot unless told to stall; prints notices."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.bot = make_bot("greedy", seed=1)
+        self.moves = 0
+
+    def fds(self) -> list[int]:
+        return []
+
+    def on_fd(self, fd: int, link: Any) -> bool:
+        return False
+
+    def on_lobby(self, seats: Any, need: int) -> None:
+        print(f"lobby {len(seats)}", flush=True)
+
+    def on_started(self, link: Any) -> None:
+        pass
+
+    def on_events(self, events: list[Any], link: Any) -> None:
+        pass
+
+    def on_presence(self, up: list[bool], link: Any) -> None:
+        pass
+
+    def on_notice(self, text: str) -> None:
+        print(f"notice: {text}", flush=True)
+
+    def on_turn(self, link: Any) -> None:
+        if self.mode == "move":
+            print("stalling at a move", flush=True)
+            return
+        s = link.session
+        if self.mode == "resign" and self.moves == 3:
+            n = len(s.seats)
+            stand = Ed25519PrivateKey.generate() if n > 2 else None
+            link.resign(
+                None if stand is None else public_key_bytes(stand),
+                b"" if stand is None else raw_private(stand),
+            )
+            print("resigned", flush=True)
+            link.stopped_after_resign = True
+            return
+        self.moves += 1
+        link.play(self.bot.choose(s.state))
+
+
+class StallingJoiner(Joiner):
+    """A joiner that withholds its reveal links (and answers late in `comeback` mode)."""
+
+    mode = "bot"
+    released = False
+
+    def _advance(self, before: int, events: list[Any] | None = None) -> None:
+        s = self.session
+        f = s.floor if s is not None else None
+        if (
+            self.mode in ("reveal", "comeback")
+            and not self.released
+            and s is not None
+            and f is not None
+            and f.seat == s.seat
+            and f.kind == Kind.REVEAL
+        ):
+            if not getattr(self, "_said", False):
+                self._said = True
+                print("stalling at a reveal", flush=True)
+            if len(s) > before:
+                self.driver.on_events(events or [], self)
+            return
+        super()._advance(before, events)
+
+    def _on_vote(self, seat: int | None, data: bytes) -> None:
+        if self.mode == "comeback" and not self.released:
+            self.released = True
+            print("answering late", flush=True)
+            s = self.session
+            assert s is not None
+            super()._advance(len(s))  # our withheld reveal goes out now, after their vote
+        super()._on_vote(seat, data)
+
+    def tick(self, now: float) -> None:
+        super().tick(now)
+        if getattr(self, "stopped_after_resign", False) and self.stopped is None:
+            from zoo_p2p.net.peer import Outcome
+
+            self.stopped = Outcome(False, "we resigned", self._have())
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("role", choices=["host", "join"])
+    ap.add_argument("mode", nargs="?", default="bot")
+    ap.add_argument("invite", nargs="?")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--move-time", type=int, default=3)
+    ap.add_argument("--reveal-time", type=int, default=2)
+    ap.add_argument("--invite-file", type=Path)
+    ap.add_argument("--log", type=Path, required=True)
+    a = ap.parse_args(argv)
+    key = Ed25519PrivateKey.generate()
+    driver = Driver(a.mode)
+
+    def make_session(genesis: bytes) -> Session:
+        return Session(genesis, key=key, seed=os.urandom(32), nonce=os.urandom(32))
+
+    def open_log(session: Session) -> LogWriter:
+        return LogWriter(a.log)
+
+    if a.role == "host":
+        clocks = Clocks(a.move_time, a.reveal_time)
+
+        def make_genesis(lobby: list[LobbySeat]) -> bytes:
+            seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
+            return Session.create_genesis(key, seats, Variant.STANDARD, 0, os.urandom(32), clocks)
+
+        host = Host(
+            key=key,
+            driver=driver,
+            make_session=make_session,
+            open_log=open_log,
+            make_genesis=make_genesis,
+            fingerprint=fingerprint,
+            options=HostOptions(players=a.players, give_up=30.0, name="host"),
+        )
+        tmp = a.invite_file.with_name(a.invite_file.name + ".tmp")
+        tmp.write_text(str(host.invite) + "\n")
+        tmp.replace(a.invite_file)
+        out = host.run()
+    else:
+        StallingJoiner.mode = a.mode
+        joiner = StallingJoiner(
+            Invite.parse(a.invite),
+            key=key,
+            driver=driver,
+            make_session=make_session,
+            open_log=open_log,
+            fingerprint=fingerprint,
+            options=JoinOptions(name=a.mode, give_up=30.0),
+        )
+        out = joiner.run()
+    print(f"outcome: {out.reason}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

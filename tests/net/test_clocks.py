@@ -1,0 +1,105 @@
+"""Clocks and claims with real processes on 127.0.0.1 (PROTOCOL.md §10).
+
+Small clocks (move 3 s, reveal 2 s) set through the genesis. Bound per test: the clock plus the
+claim round plus the host's linger, well under the 40 s each wait allows.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.net.harness import ROOT, Procs, audit_file, wait_for
+
+STALLER = [sys.executable, "-m", "tests.net.staller"]
+
+
+def _run(procs: Procs, *args: str, name: str) -> subprocess.Popen[bytes]:
+    out = open(procs.tmp / f"{name}.out", "wb")  # noqa: SIM115
+    err = open(procs.tmp / f"{name}.err", "wb")  # noqa: SIM115
+    p = subprocess.Popen(
+        [*STALLER, *args], stdout=out, stderr=err, env=procs.env, cwd=ROOT, stdin=subprocess.DEVNULL
+    )
+    out.close()
+    err.close()
+    procs.procs.append(p)
+    return p
+
+
+def _game(procs: Procs, players: int, modes: list[str]) -> list[Path]:
+    """A host (honest bot) and one joiner per mode; wait for all; return the logs in seat order."""
+    inv = procs.tmp / "host.invite"
+    host = _run(
+        procs,
+        "host",
+        "--players",
+        str(players),
+        "--invite-file",
+        str(inv),
+        "--log",
+        str(procs.tmp / "host.zoolog"),
+        name="host",
+    )
+    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
+    invite = inv.read_text().strip()
+    joiners = []
+    for i, mode in enumerate(modes):
+        name = f"j{i + 1}"
+        joiners.append(
+            _run(procs, "join", mode, invite, "--log", str(procs.tmp / f"{name}.zoolog"), name=name)
+        )
+        # seats in order: wait until the host has seated this joiner before the next one knocks
+        wait_for(
+            lambda n=i + 2: f"lobby {n}" in (procs.tmp / "host.out").read_text(),
+            15,
+            f"seat {i + 2} taken",
+        )
+    procs.wait(host, "host", timeout=60)
+    for i, j in enumerate(joiners):
+        procs.wait(j, f"j{i + 1}", timeout=30)
+    return [procs.tmp / "host.zoolog"] + [procs.tmp / f"j{i + 1}.zoolog" for i in range(len(modes))]
+
+
+def _out(procs: Procs, name: str) -> str:
+    return (procs.tmp / f"{name}.out").read_text()
+
+
+def test_a_staller_at_a_move_loses_by_claim(procs: Procs) -> None:
+    logs = _game(procs, 2, ["move"])
+    assert "stalling at a move" in _out(procs, "j1")
+    for path in logs:
+        r = audit_file(path)
+        assert r.verdict == "ok", (path, r.fault_reason, procs.text("host"), procs.text("j1"))
+        assert r.ending_text is not None
+        assert r.ending_text.startswith("ended: seat 2") and "did not move within 3 s" in (
+            r.ending_text
+        )
+        assert r.winners == (0,)
+    assert "did not move within 3 s" in _out(procs, "host")
+
+
+def test_a_staller_at_the_last_reveal_link_loses_by_claim(procs: Procs) -> None:
+    logs = _game(procs, 3, ["bot", "reveal"])
+    assert "stalling at a reveal" in _out(procs, "j2")
+    for path in logs:
+        r = audit_file(path)
+        assert r.verdict == "ok", (path, r.fault_reason, procs.text("host"), procs.text("j2"))
+        assert r.ending_text is not None and "seat 3" in r.ending_text
+        assert "did not reveal within 2 s" in r.ending_text
+        assert "claimed by seat 1" in r.ending_text and "seat 2" in r.ending_text
+        assert 2 not in r.winners
+
+
+def test_a_staller_that_answers_after_the_claim_has_the_conflict_in_its_log(
+    procs: Procs,
+) -> None:
+    logs = _game(procs, 2, ["comeback"])
+    assert "answering late" in _out(procs, "j1")
+    host, late = (audit_file(p) for p in logs)
+    assert host.verdict == "ok" and late.verdict == "ok", (host.fault_reason, late.fault_reason)
+    assert host.ending_text is not None and "late answer" not in host.ending_text
+    assert late.ending_text is not None and "its late answer" in late.ending_text
+    assert host.ending is not None and late.ending is not None
+    assert host.ending.at == late.ending.at and late.ending.late[0] == late.ending.at
+    assert host.scores == late.scores and host.winners == late.winners == (0,)

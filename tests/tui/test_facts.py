@@ -1,0 +1,60 @@
+"""The public facts the screens show: exact mutant odds, glyph choice, narration."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+from zoo_p2p.rules import KnownDeal, Send, Team, Variant
+from zoo_p2p.tui.facts import ASCII, UTF8, glyphs_for, mutant_chance, narrate
+
+
+def test_glyphs_follow_the_encoding() -> None:
+    assert glyphs_for("utf-8") is UTF8
+    assert glyphs_for("ascii") is ASCII
+    assert glyphs_for("latin-1") is ASCII
+    assert glyphs_for(None) is ASCII
+    for name in ASCII.__dataclass_fields__:
+        str(getattr(ASCII, name)).encode("ascii")
+
+
+def test_mutant_chance_is_one_in_the_unturned_copies() -> None:
+    rng = random.Random(3)
+    deal = KnownDeal.random(rng)
+    st = deal.new_state([Team.YELLOW, Team.RED])
+    assert [mutant_chance(st, v) for v in range(5)] == [Fraction(1, 10)] * 4 + [Fraction(0)]
+    taken: dict[int, int] = {}
+    while not st.is_terminal() and len(st.history) < 40:
+        legal = st.legal_moves()
+        st.apply(legal[rng.randrange(len(legal))])
+        taken = {v: 0 for v in range(5)}
+        for seat in range(st.n_seats):
+            for v in st.captured_zoo(seat):
+                taken[v] += 1
+        for v in range(4):
+            want = Fraction(0) if v in st.mutants_found else Fraction(1, 10 - taken[v])
+            assert mutant_chance(st, v) == want
+    assert sum(taken.values()) > 5
+    general = KnownDeal.random(random.Random(1), Variant.GENERAL).new_state([Team.RED, Team.BLUE])
+    assert all(mutant_chance(general, v) == 0 for v in range(5))
+
+
+def test_narration_speaks_to_you_and_about_others() -> None:
+    deal = KnownDeal.random(random.Random(5))
+    st = deal.new_state([Team.YELLOW, Team.BLUE])
+    before = st.public()
+    move = Send(5, 12)
+    st.apply(move)
+    mine = narrate(before, st.public(), move, ["you", "bot"], you=0).plain
+    theirs = narrate(before, st.public(), move, ["Ada", "bot"], you=None).plain
+    assert mine.startswith("You send your 5 onto C3 and take a")
+    assert theirs.startswith("Ada (Yellow) sends their 5 onto C3 and takes a")
+
+
+def test_a_c_locale_means_ascii_even_when_python_coerced_it() -> None:
+    from zoo_p2p.tui.facts import locale_utf8
+
+    assert not locale_utf8({"LANG": "C"})
+    assert not locale_utf8({"LANG": "C", "LC_CTYPE": "C.UTF-8"})  # PEP 538 coercion
+    assert not locale_utf8({"LC_ALL": "en_GB.ISO-8859-1"})
+    assert locale_utf8({"LANG": "en_GB.UTF-8"})

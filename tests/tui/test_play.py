@@ -1,0 +1,111 @@
+"""A whole local game played through the app: once with keys, once with the mouse; then rematch."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.pilot import Pilot
+
+from tests.tui.conftest import local_table
+from zoo_p2p.rules import Move, Send, Step
+from zoo_p2p.rules.board import SIZE
+from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.board import CELL, LABEL, BoardView
+from zoo_p2p.tui.facts import UTF8
+from zoo_p2p.tui.game import GameScreen
+from zoo_p2p.tui.over import GameOverScreen
+
+MAX_PLIES = 200
+
+
+async def settle(app: ZooApp, pilot: Pilot[int]) -> None:
+    """Let every bot answer (bounded: the workers finish or the test fails on its timeout)."""
+    for _ in range(8):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not app.workers:
+            return
+
+
+async def keys_to(pilot: Pilot[int], board: BoardView, sq: int) -> None:
+    """Arrow keys from the cursor to ``sq``, then Enter."""
+    r0, c0 = divmod(board.cursor, SIZE)
+    r1, c1 = divmod(sq, SIZE)
+    keys = ["down" if r1 > r0 else "up"] * abs(r1 - r0)
+    keys += ["right" if c1 > c0 else "left"] * abs(c1 - c0)
+    await pilot.press(*keys, "enter")
+
+
+def square_offset(sq: int) -> tuple[int, int]:
+    """Where a square is drawn inside the board widget."""
+    r, c = divmod(sq, SIZE)
+    return LABEL + 1 + c * (CELL + 1) + CELL // 2, 2 + 2 * r
+
+
+async def play_by_keys(pilot: Pilot[int], board: BoardView, move: Move) -> None:
+    if isinstance(move, Send):
+        await pilot.press(str(move.value))
+        await keys_to(pilot, board, move.to)
+    else:
+        await keys_to(pilot, board, move.frm)
+        await keys_to(pilot, board, move.to)
+
+
+async def play_by_mouse(pilot: Pilot[int], screen: GameScreen, move: Move) -> None:
+    if isinstance(move, Send):
+        hand = screen.query_one("#hand")
+        span = next(a for a, _, v in hand._spans if v == move.value)  # type: ignore[attr-defined]
+        await pilot.click(hand, offset=(span + 1, 0))
+    else:
+        await pilot.click(screen.query_one(BoardView), offset=square_offset(move.frm))
+    await pilot.click(screen.query_one(BoardView), offset=square_offset(move.to))
+
+
+async def play_whole_game(by_mouse: bool) -> None:
+    table = local_table(seed=11 if by_mouse else 7)
+    app = ZooApp(table=table, glyphs=UTF8)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        board = screen.query_one(BoardView)
+        for _ in range(MAX_PLIES):
+            st = table.state
+            if st.is_terminal():
+                break
+            assert table.my_turn(), "the bot did not answer"
+            legal = st.legal_moves()
+            # prefer a capture of a character, else a step, else the first send: a real game
+            move = next((m for m in legal if st.top(m.to).kind != "zoo"), None)
+            move = move or next((m for m in legal if isinstance(m, Step)), legal[0])
+            n = len(st.history)
+            if by_mouse:
+                await play_by_mouse(pilot, screen, move)
+            else:
+                await play_by_keys(pilot, board, move)
+            await pilot.pause()
+            played = table.state.history
+            assert len(played) > n and played[n] == move, f"{move} was not played"
+            await settle(app, pilot)
+        else:
+            raise AssertionError("the game did not end")
+        await pilot.pause()
+        assert isinstance(app.screen, GameOverScreen)
+        # every move's result is in the history the player saw
+        assert len(screen.history) == len(table.state.history)
+        old_deal = table.deal
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert isinstance(app.screen, GameScreen)
+        assert app.screen.table is not table
+        assert app.screen.table.deal != old_deal  # type: ignore[attr-defined]
+        await pilot.press("q", "q")
+    assert app.return_code == 0
+
+
+def test_whole_game_with_keys() -> None:
+    asyncio.run(play_whole_game(by_mouse=False))
+
+
+def test_whole_game_with_mouse() -> None:
+    asyncio.run(play_whole_game(by_mouse=True))

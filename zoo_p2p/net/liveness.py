@@ -1,0 +1,196 @@
+"""Clocks and claims in a running peer (PROTOCOL.md §10): the floor holder's clock, claim votes,
+resignations on the wire. Mixed into `peer.Link`; the session decides what is valid.
+
+Wire messages (TRANSPORT.md): `claim {vote}` carries one vote (msgpack `[claimed, at, seat, sig]`),
+`resign {r, key}` one resignation statement and, to the host only, the stand-in's private key.
+The host relays both to every other seat; joiners send theirs to the host.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from zoo_p2p.errors import LocalProtocolError, RemoteProtocolError
+from zoo_p2p.net import wire
+from zoo_p2p.protocol.liveness import (
+    Resignation,
+    Vote,
+    parse_resignation,
+    parse_vote,
+)
+from zoo_p2p.text import seat_word, shown
+
+if TYPE_CHECKING:
+    from zoo_p2p.protocol.session import Session
+
+log = logging.getLogger("zoo_p2p.net")
+
+VOTE_RESEND = 1.0  # seconds between re-sends of our vote while the claim is incomplete
+
+
+def _unpack(data: bytes) -> Any:
+    try:
+        return msgpack.unpackb(data, raw=False, use_list=True, max_bin_len=4096, max_array_len=8)
+    except Exception:  # garbage of any kind
+        raise RemoteProtocolError("not msgpack") from None
+
+
+class Liveness:
+    """The clock of the floor holder as this peer sees it, and the claim/resign plumbing."""
+
+    session: Session | None
+    driver: Any
+    dropped: int
+
+    def _init_liveness(self) -> None:
+        self._clock_len = -1  # log length when the floor last changed hands (as we saw it)
+        self._clock_start = 0.0
+        self._offered = False  # the current stall was offered to the driver (or claimed)
+        self._my_vote: Vote | None = None
+        self._vote_sent = 0.0
+        self._told_ending = False
+        self.stand_in_keys: dict[int, bytes] = {}  # host: seat -> stand-in private key (raw)
+
+    # ----- hooks the transport implements -------------------------------------------------
+    def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
+        """Send a claim or resign message on (host: every seat but `skip_seat`; joiner: host)."""
+        raise NotImplementedError
+
+    def _advance(self, before: int, events: list[Any] | None = None) -> None:
+        raise NotImplementedError
+
+    # ----- the clock ----------------------------------------------------------------------
+    def floor_clock(self, now: float | None = None) -> tuple[int, float, int] | None:
+        """(floor seat, seconds it has held the floor as we saw it, seconds allowed), or None."""
+        s = self.session
+        if s is None or s.finished or s.floor is None:
+            return None
+        now = time.monotonic() if now is None else now
+        if self._clock_len != len(s):
+            return (s.floor.seat, 0.0, s.clocks.for_kind(s.floor.kind))
+        return (s.floor.seat, now - self._clock_start, s.clocks.for_kind(s.floor.kind))
+
+    def _liveness_tick(self, now: float) -> None:
+        """Every loop turn: restart the clock when the floor moves; offer or sign a claim when
+        the floor holder's time has run out; re-send our vote until the claim is complete."""
+        s = self.session
+        if s is None or s.stopped is not None:
+            return
+        if s.ending is not None and not self._told_ending:
+            self._told_ending = True
+            self.driver.on_notice(s.outcome().describe(s.seats))
+        f = s.floor
+        if f is None:
+            return
+        if self._clock_len != len(s):
+            self._clock_len, self._clock_start, self._offered = len(s), now, False
+            return
+        if s.voted:
+            if self._my_vote is not None and now - self._vote_sent >= VOTE_RESEND:
+                self._send_vote(self._my_vote, now)
+            return
+        allowed = s.clocks.for_kind(f.kind)
+        if self._offered or not s.can_claim() or now - self._clock_start < allowed:
+            return
+        self._offered = True
+        offer = getattr(self.driver, "on_claim_offer", None)
+        if offer is None or offer(f.seat, f.kind, allowed, self):
+            self.claim()
+
+    def claim(self) -> bool:
+        """Sign our vote against the floor holder (its time ran out) and send it to everyone.
+        The claim entry follows as soon as every other seat's vote is here. False if there is
+        nothing to claim any more (the floor moved meanwhile)."""
+        s = self.session
+        if s is None or not s.can_claim() or s.voted:
+            return False
+        f = s.floor
+        assert f is not None
+        try:
+            vote = s.vote_claim()
+        except LocalProtocolError:
+            return False
+        self._my_vote = vote
+        who = seat_word(f.seat, s.seats[f.seat].team.label)
+        self.driver.on_notice(
+            f"{who} did not answer within {s.clocks.for_kind(f.kind)} s: we claim the game"
+            + (
+                f" (waiting for the votes of {', '.join(str(i + 1) for i in s.votes_missing())})"
+                if s.votes_missing()
+                else ""
+            )
+        )
+        self._send_vote(vote, time.monotonic())
+        self._advance(len(s))
+        return True
+
+    def _send_vote(self, vote: Vote, now: float) -> None:
+        self._vote_sent = now
+        self._liveness_out(wire.pack("claim", vote=vote.to_bytes()), None)
+
+    def _on_vote(self, seat: int | None, data: bytes) -> None:
+        """A claim vote from a peer (the host relays it on if it holds)."""
+        s = self.session
+        if s is None:
+            return
+        try:
+            vote = parse_vote(_unpack(data))
+        except RemoteProtocolError as exc:
+            self.dropped += 1
+            log.warning("dropped a claim vote: %s", shown(exc.reason))
+            return
+        if seat is not None and vote.seat != seat:
+            self.dropped += 1
+            log.warning("dropped a claim vote relayed for another seat")
+            return
+        if not s.add_vote(vote):
+            log.info("a claim vote about entry %d is not about our head (%d)", vote.at, len(s))
+            return
+        self._liveness_out(wire.pack("claim", vote=data), vote.seat)
+        self._advance(len(s))
+
+    def _release_if_moved_on(self, start: int, entries: list[bytes]) -> None:
+        """While our vote binds us, entries beyond the floor holder's answer show that some seat
+        went on with that answer: our claim cannot complete, so we take our vote back."""
+        s = self.session
+        if s is not None and s.voted and start + len(entries) > len(s) + 1:
+            s.release_vote()
+            self._my_vote = None
+            self.driver.on_notice("the game went on without our claim: we take it back")
+
+    # ----- resignation ----------------------------------------------------------------------
+    def resign(self, stand_in: bytes | None, stand_in_private: bytes = b"") -> Resignation:
+        """Sign our resignation and send it (with the stand-in's private key, for the host)."""
+        s = self.session
+        if s is None:
+            raise LocalProtocolError("no game to resign from")
+        r = s.resign(stand_in)
+        self._liveness_out(wire.pack("resign", r=r.to_bytes(), key=stand_in_private), None)
+        return r
+
+    def _on_resign(self, seat: int | None, data: bytes, key: bytes) -> None:
+        s = self.session
+        if s is None:
+            return
+        try:
+            r = parse_resignation(_unpack(data))
+        except RemoteProtocolError as exc:
+            self.dropped += 1
+            log.warning("dropped a resignation: %s", shown(exc.reason))
+            return
+        if (seat is not None and r.seat != seat) or not s.add_resignation(r):
+            self.dropped += 1
+            log.warning("dropped a resignation that does not verify")
+            return
+        who = seat_word(r.seat, s.seats[r.seat].team.label)
+        self.driver.on_notice(
+            f"{who} resigned" + ("; a bot plays on in its seat" if r.new_key is not None else "")
+        )
+        if key and len(key) == 32:
+            self.stand_in_keys[r.seat] = key
+        self._liveness_out(wire.pack("resign", r=data, key=b""), r.seat)
+        self._advance(len(s))

@@ -1,0 +1,493 @@
+"""The game screen: board, seats, history, hints and messages, all on screen at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from rich.text import Text
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from zoo_p2p.errors import IllegalMoveError, NotationError
+from zoo_p2p.rules import Move, Send, State, Step, Variant, parse_move, square_name
+from zoo_p2p.tui.board import BoardView, HandBar
+from zoo_p2p.tui.facts import (
+    Glyphs,
+    is_character_capture,
+    mutant_chance,
+    narrate,
+    seat_name,
+    seat_text,
+    square_words,
+    target_hint,
+    took_text,
+    turned,
+)
+from zoo_p2p.tui.table import Table
+
+if TYPE_CHECKING:
+    from zoo_p2p.tui.app import ZooApp
+
+T = TypeVar("T")
+
+LEGEND = "3 ? = a 3 on a hidden card; Y5 2 = Yellow's 5 on a 2; M4 = mutant (was a 4); [ ] = target"
+
+
+def seats_text(
+    st: State,
+    names: list[str],
+    g: Glyphs,
+    presence: list[bool] | None = None,
+    clocks: list[str] | None = None,
+) -> Text:
+    """Every seat: turn mark, name, presence, clock, score; hand and Zoo pile; captures."""
+    out = Text()
+    scores = st.scores()
+    over = st.is_terminal()
+    for seat in range(st.n_seats):
+        if seat:
+            out.append("\n")
+        mark = g.turn if (not over and seat == st.to_move) else " "
+        out.append(f"{mark} ", style="bold")
+        out.append_text(seat_text(st, seat, names))
+        if presence is not None:
+            up = presence[seat]
+            out.append(f" {g.online if up else g.offline}", style="green" if up else "red")
+        if clocks is not None:
+            out.append(f" {clocks[seat]}")
+        out.append(f"  {scores[seat].total} pts", style="bold")
+        zoo = st.captured_zoo(seat)
+        hand = " ".join(map(str, st.hand(seat))) or "none"
+        cards = f"{len(zoo)} card" + ("" if len(zoo) == 1 else "s")
+        out.append(f"\n  hand {hand}{g.sep}Zoo: {cards}, {sum(zoo)} pts")
+        took = took_text(st, seat)
+        if took:
+            out.append(f"\n  took {took}")
+    return out
+
+
+def captures_text(st: State, names: list[str]) -> Text:
+    """Every seat's captures in full, and how far the mutant hunt has come."""
+    out = Text()
+    for seat in range(st.n_seats):
+        if seat:
+            out.append("\n")
+        out.append_text(seat_text(st, seat, names))
+        zoo = sorted(st.captured_zoo(seat))
+        out.append(f"\n  Zoo cards: {' '.join(map(str, zoo)) or 'none'}")
+        out.append(f"\n  characters: {took_text(st, seat) or 'none'}")
+    if st.variant is Variant.STANDARD:
+        tv = turned(st)
+        out.append("\n\nturned over: " + ", ".join(f"{v}s {tv[v]}/10" for v in range(4)))
+        found = sorted(st.mutants_found)
+        out.append("\nmutants found: " + (", ".join(f"the {v}" for v in found) or "none yet"))
+    return out
+
+
+class GameScreen(Screen[None]):
+    """One game. Type a move (5@C3, C3-C4), or pick with keys or the mouse, then a target."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "clear", "clear", show=False),
+        Binding("tab", "switch_focus", "board/typing", show=False, priority=True),
+    ]
+
+    def __init__(self, table: Table, glyphs: Glyphs) -> None:
+        super().__init__()
+        self.table = table
+        self.g = glyphs
+        self.pick_hand: int | None = None
+        self.pick_sq: int | None = None
+        self.history: list[Text] = []
+        self.messages: list[Text] = []
+        self.last: Move | None = None
+        self.quitting = False
+        self.over_shown = False
+
+    @property
+    def zoo(self) -> ZooApp:
+        from zoo_p2p.tui.app import ZooApp
+
+        assert isinstance(self.app, ZooApp)
+        return self.app
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield Static(id="status", markup=False)
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield BoardView(self.g, id="board")
+                yield HandBar(id="hand")
+                yield Static(id="info", markup=False, classes="panel")
+            with Vertical(id="right"):
+                yield Static(id="seats", markup=False, classes="panel")
+                with Horizontal(id="lower"):
+                    with VerticalScroll(id="history", classes="panel"):
+                        yield Static(id="history-text", markup=False)
+                    yield Static(id="captures", markup=False, classes="panel")
+        yield Static(id="messages", markup=False)
+        yield Input(placeholder="type a move: 5@C3 or C3-C4 (Tab: board)", id="command")
+        yield Static(id="keys", markup=False)
+
+    def on_mount(self) -> None:
+        if self.g.ascii:
+            self.add_class("-ascii")
+        self.query_one("#history", VerticalScroll).border_title = "moves"
+        self.query_one("#captures", Static).border_title = "captures"
+        self.query_one("#seats", Static).border_title = "seats"
+        self.query_one("#info", Static).border_title = "hints"
+        self.query_one("#board", BoardView).focus()
+        self.table.ui = self
+        self.redraw()
+        self.table.start()
+
+    # ------------------------------------------------------------------ TableUI
+    def moved(self, before: State, after: State, move: Move) -> None:
+        """A move was played (by anyone): narrate it, keep it in the history."""
+        line = narrate(before, after, move, self.table.names, self.table.you())
+        n = len(after.history)
+        entry = Text(f"{n:>3} ", style="dim")
+        entry.append_text(line)
+        self.history.append(entry)
+        self.last = move
+        self.pick_hand = self.pick_sq = None
+        self.redraw()
+
+    def refresh_table(self) -> None:
+        """Something besides a move changed (presence, clocks, reveals, the ending)."""
+        self.redraw()
+        from zoo_p2p.tui.over import GameOverScreen
+
+        if isinstance(self.app.screen, GameOverScreen):
+            self.app.screen.update_ending()
+
+    def log_line(self, text: Text) -> None:
+        """A line in the move history that no single move narrates."""
+        entry = Text(f"{len(self.history) + 1:>3} ", style="dim")
+        entry.append_text(text)
+        self.history.append(entry)
+        self.redraw()
+
+    def notice(self, text: Text | str) -> None:
+        """Show a message (peer-supplied strings arrive as Text or are shown as plain data)."""
+        self.messages.append(text if isinstance(text, Text) else Text(text))
+        self.messages = self.messages[-2:]
+        if self.is_mounted:
+            self.query_one("#messages", Static).update(Text("\n").join(self.messages))
+
+    def background(self, work_fn: Callable[[], T], done: Callable[[T], None]) -> None:
+        """Run ``work_fn`` in a worker thread and hand its result to ``done`` on this thread."""
+        self._run_background(work_fn, done)
+
+    @work(thread=True, exit_on_error=True)
+    def _run_background(self, work_fn: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        result = work_fn()
+        self.app.call_from_thread(done, result)
+
+    # ------------------------------------------------------------------ drawing
+    def targets(self) -> dict[int, Move]:
+        """Legal destinations of what is picked (empty when it is not this terminal's turn)."""
+        if not self.table.my_turn():
+            return {}
+        st = self.table.state
+        out: dict[int, Move] = {}
+        for m in st.legal_moves():
+            if (isinstance(m, Send) and m.value == self.pick_hand) or (
+                isinstance(m, Step) and m.frm == self.pick_sq
+            ):
+                out[m.to] = m
+        return out
+
+    def redraw(self) -> None:
+        """Redraw every panel from the table's public state."""
+        if not self.is_mounted:
+            return
+        st = self.table.state
+        targets = self.targets()
+        board = self.query_one("#board", BoardView)
+        board.show(st, last=self.last, selected=self.pick_sq, targets=targets)
+        self.query_one("#status", Static).update(self.status_text(st))
+        self.query_one("#seats", Static).update(self.seats_text(st))
+        hand = self.query_one("#hand", HandBar)
+        if self.table.my_turn():
+            seat = st.to_move
+            label = Text.assemble(seat_text(st, seat, self.table.names), " hand:")
+            hand.show(label, st.hand(seat), self.pick_hand)
+        else:
+            hand.show(Text("hand: (not your turn)", style="dim"), [], None)
+        self.query_one("#info", Static).update(self.info_text(st, targets))
+        hist = (
+            Text("\n").join([*self.history[:-1], self._last_entry()])
+            if self.history
+            else Text("no moves yet", style="dim")
+        )
+        self.query_one("#history-text", Static).update(hist)
+        self.query_one("#history", VerticalScroll).scroll_end(animate=False)
+        self.query_one("#captures", Static).update(self.captures_text(st))
+        self.query_one("#keys", Static).update(self.keys_text())
+        if st.is_terminal() and not self.over_shown:
+            self.over_shown = True
+            self.call_after_refresh(self.zoo.show_game_over, self.table)
+
+    def _last_entry(self) -> Text:
+        t = Text(self.g.turn, style="bold")
+        t.append_text(self.history[-1][1:])
+        t.stylize("bold")
+        return t
+
+    def status_text(self, st: State) -> Text:
+        t = Text(
+            f"Zoo of Carson City {self.g.dash} {self.table.title}, move {len(st.history) + 1}: "
+        )
+        if st.is_terminal():
+            t.append("game over", style="bold")
+        elif st.needs is not None:
+            t.append("waiting for the hidden card to be revealed")
+        elif self.table.my_turn():
+            who = (
+                "your"
+                if self.table.you() is not None
+                else seat_name(st, st.to_move, self.table.names) + "'s"
+            )
+            t.append(f"{who} turn", style=f"bold reverse {st.teams[st.to_move].colour}")
+        else:
+            t.append("waiting for ")
+            t.append_text(seat_text(st, st.to_move, self.table.names))
+        return t
+
+    def seats_text(self, st: State) -> Text:
+        return seats_text(st, self.table.names, self.g, self.table.presence, self.table.clocks)
+
+    def info_text(self, st: State, targets: dict[int, Move]) -> Text:
+        t = Text()
+        board = self.query_one("#board", BoardView)
+        sq = board.cursor
+        t.append(square_words(st, sq, self.table.names))
+        if sq in targets:
+            t.append(f"\n{self.g.arrow} {target_hint(st, targets[sq])}", style="bold")
+        if targets:
+            caps = sorted(square_name(q) for q, m in targets.items() if is_character_capture(st, m))
+            what = (
+                f"your {self.pick_hand} from hand"
+                if self.pick_hand
+                else f"the character on {square_name(self.pick_sq or 0)}"
+            )
+            t.append(f"\n{len(targets)} targets for {what}")
+            if caps:
+                t.append(f"; takes a character on {' '.join(caps)}", style="bold")
+        elif self.table.my_turn():
+            t.append("\npick a hand card (3-6 or click it) or one of your characters")
+        t.append("\n")
+        t.append_text(self.odds_text(st))
+        t.append("\n" + LEGEND, style="dim")
+        return t
+
+    def odds_text(self, st: State) -> Text:
+        """The chance that the next capture of each value reveals a mutant."""
+        if st.variant is Variant.GENERAL:
+            return Text("General variant: no mutants")
+        t = Text("mutant odds per card: ")
+        for v in range(4):
+            if v in st.mutants_found:
+                t.append(f"{v}:found", style="magenta")
+            else:
+                p = mutant_chance(st, v)
+                t.append(f"{v}:{p.numerator}/{p.denominator}")
+            t.append("" if v == 3 else " ")
+        return t
+
+    def captures_text(self, st: State) -> Text:
+        return captures_text(st, self.table.names)
+
+    def keys_text(self) -> Text:
+        if self.quitting:
+            return Text(
+                "Leave the game? press q again to leave, any other key to stay", style="bold"
+            )
+        return Text(
+            self.g.sep.join(
+                [
+                    "arrows/click: pick, then target",
+                    "3-6 hand",
+                    "Tab: type",
+                    "? moves",
+                    "q quit",
+                ]
+            ),
+            style="dim",
+        )
+
+    # ------------------------------------------------------------------ input
+    def act_on_square(self, sq: int) -> None:
+        """Enter or a click on ``sq``: play it if it is a target, else pick what stands there."""
+        if not self.table.my_turn():
+            self.notice(Text("it is not your turn", style="yellow"))
+            return
+        st = self.table.state
+        targets = self.targets()
+        if sq in targets:
+            self.play(targets[sq])
+            return
+        top = st.top(sq)
+        if top.kind == "character" and top.seat == st.to_move:
+            if any(isinstance(m, Step) and m.frm == sq for m in st.legal_moves()):
+                self.pick_sq, self.pick_hand = sq, None
+            else:
+                self.notice(
+                    Text(f"your {top.value} on {square_name(sq)} cannot move", style="yellow")
+                )
+        elif self.pick_hand is not None or self.pick_sq is not None:
+            move: Move = (
+                Send(self.pick_hand, sq)
+                if self.pick_hand is not None
+                else Step(self.pick_sq or 0, sq)
+            )
+            try:
+                st.check(move)
+            except IllegalMoveError as exc:
+                self.notice(Text(str(exc), style="red"))
+        else:
+            self.notice(
+                Text(
+                    "pick a hand card (3-6, or click it) or one of your characters first",
+                    style="yellow",
+                )
+            )
+        self.redraw()
+
+    def pick_card(self, value: int) -> None:
+        """Pick a hand card of the seat to move."""
+        st = self.table.state
+        if not self.table.my_turn():
+            self.notice(Text("it is not your turn", style="yellow"))
+        elif value not in st.hand(st.to_move):
+            self.notice(Text(f"your {value} is not in your hand", style="yellow"))
+        else:
+            self.pick_hand, self.pick_sq = value, None
+        self.redraw()
+
+    def play(self, move: Move) -> None:
+        """Submit a move; say why when it cannot be played."""
+        why = self.table.submit(move)
+        if why is not None:
+            self.notice(Text(f"{move}: {why}", style="red"))
+        self.pick_hand = self.pick_sq = None
+        self.redraw()
+
+    def on_board_view_activated(self, event: BoardView.Activated) -> None:
+        self.act_on_square(event.square)
+
+    def on_hand_bar_picked(self, event: HandBar.Picked) -> None:
+        self.pick_card(event.value)
+
+    def on_board_view_cursor_moved(self, event: BoardView.CursorMoved) -> None:
+        self.redraw()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        if not text:
+            self.query_one("#board", BoardView).focus()
+            return
+        if text in ("?", "h", "help"):
+            self.action_moves()
+            return
+        if text.lower() in ("q", "quit"):
+            self.action_quit_game()
+            return
+        try:
+            move = parse_move(text)
+        except NotationError as exc:
+            self.notice(Text(str(exc), style="red"))
+            return
+        if not self.table.my_turn():
+            self.notice(Text("it is not your turn", style="yellow"))
+            return
+        self.play(move)
+
+    def on_key(self, event: events.Key) -> None:
+        board = self.query_one("#board", BoardView)
+        if self.quitting:
+            event.stop()
+            event.prevent_default()
+            self.quitting = False
+            if event.key == "q":
+                self.zoo.quit_game()
+            else:
+                self.redraw()
+            return
+        if self.focused is not board:
+            return
+        ch = event.character or ""
+        if self.table.state.is_terminal() and ch in ("r", "o"):
+            event.stop()
+            self.over_shown = False
+            self.redraw()
+            return
+        if ch in "3456" and ch:
+            event.stop()
+            self.pick_card(int(ch))
+        elif ch == "?":
+            event.stop()
+            self.action_moves()
+        elif ch == "q":
+            event.stop()
+            self.action_quit_game()
+        elif ch == "@" and self.pick_hand is not None:
+            event.stop()
+            self._type(f"{self.pick_hand}@")
+        elif ch and ch.isprintable() and ch not in " " and event.key not in ("enter", "space"):
+            event.stop()
+            self._type(ch)
+
+    def _type(self, prefix: str) -> None:
+        box = self.query_one("#command", Input)
+        box.value = prefix
+        box.cursor_position = len(prefix)
+        box.focus()
+
+    def action_clear(self) -> None:
+        """Drop the pick; from the typing line, go back to the board."""
+        self.pick_hand = self.pick_sq = None
+        self.query_one("#board", BoardView).focus()
+        self.redraw()
+
+    def action_switch_focus(self) -> None:
+        """Tab: between the board and the typing line."""
+        board = self.query_one("#board", BoardView)
+        if self.focused is board:
+            self.query_one("#command", Input).focus()
+        else:
+            board.focus()
+        self.redraw()
+
+    def action_moves(self) -> None:
+        """List the legal moves, captures of characters first, with mutant risk."""
+        st = self.table.state
+        if not self.table.my_turn():
+            self.notice(Text("it is not your turn", style="yellow"))
+            return
+        moves = st.legal_moves()
+        caps = [m for m in moves if is_character_capture(st, m)]
+        t = Text(f"{len(moves)} legal moves. ")
+        if caps:
+            t.append(
+                "captures: " + ", ".join(f"{m} ({target_hint(st, m)})" for m in caps[:4]) + ". ",
+                style="bold",
+            )
+        safe = [
+            m for m in moves if not is_character_capture(st, m) and (st.top(m.to).value or 0) >= 4
+        ]
+        if safe:
+            t.append("animals, no mutant risk: " + " ".join(str(m) for m in safe[:6]))
+        self.notice(t)
+
+    def action_quit_game(self) -> None:
+        """Ask before leaving."""
+        self.quitting = True
+        self.redraw()
