@@ -406,8 +406,6 @@ class Link(Liveness):
         own_from = before if self._own_move else len(s)  # entries from here on are ours
         while s.take_outgoing():
             pass
-        if self.mesh is not None and len(s) > own_from:
-            self.mesh.push_own(own_from, s.entries[own_from:])
         if len(s) > before:
             # Our own move is made durable before it leaves (a crash must not let us sign a
             # different move for the same seq). Everything else goes out first and is synced
@@ -417,6 +415,8 @@ class Link(Liveness):
                 self._flush_log()
                 if s.state is not None:
                     self._trace("onwire", len(s.state.history))
+            if self.mesh is not None and len(s) > own_from:  # ours, to every seat directly
+                self.mesh.push_own(own_from, s.entries[own_from:])
             self.publish(before, s.entries[before:], own_from)
         self._own_move = False
         self._flush_log()
