@@ -154,8 +154,8 @@ def test_hello_names_and_keys_follow_the_genesis_rules() -> None:
 
     assert wire.unpack(hello("[/]", good_pub))["name"] == "[/]"
     for name in (" Ada", "Ada ", "Zoe\u0308", "\u0301a", "a\u00a0b"):
-        with pytest.raises(wire.WireError, match="hello.name"):
+        with pytest.raises(wire.WireError, match=r"hello\.name"):
             wire.unpack(hello(name, good_pub))
     for pub in (bytes.fromhex("01" + "00" * 31), bytes(32), bytes.fromhex("ee" + "ff" * 31)):
-        with pytest.raises(wire.WireError, match="hello.pub"):
+        with pytest.raises(wire.WireError, match=r"hello\.pub"):
             wire.unpack(hello("Ada", pub))
