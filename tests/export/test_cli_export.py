@@ -61,3 +61,16 @@ def test_hostile_names_are_shown_literally(tmp_path: Path, monkeypatch: pytest.M
     r = runner.invoke(app, ["replay", str(text)])
     assert r.exit_code == 0, r.output
     assert "[/]" in r.output and "[link=http://x]a[/link]" in r.output
+
+
+def test_exports_carry_the_analysis_marks(tmp_path: Path) -> None:
+    html, text = tmp_path / "g.html", tmp_path / "g.txt"
+    args = ["replay", str(LOG), "--html", str(html), "--text", str(text)]
+    r = runner.invoke(app, [*args, "--analyse", "--plies", "200"])
+    assert r.exit_code == 0, r.output
+    marked = [line for line in text.read_text().splitlines() if " mark=" in line]
+    assert marked, "a 200-ply analysis of a random-ish game finds some inaccuracy"
+    kind = marked[0].split(" mark=")[1].split()[0]
+    assert kind in ("inaccuracy", "mistake", "blunder")
+    assert 'class="mark"' in html.read_text()
+    assert from_text(text.read_bytes()).moves  # the marks do not break reading it back
