@@ -233,6 +233,7 @@ class _Peer:
     card: Card
     dealer: zmq.Socket[bytes]
     heard: float = 0.0  # last frame on our listener from this seat
+    first_heard: float = 0.0  # first frame on our listener from this seat (0: never)
     head: tuple[int, bytes] | None = None  # its last advertised head
     up: tuple[bool, ...] = ()  # which seats it said it hears directly (with `up_at`)
     up_at: float = 0.0
@@ -472,15 +473,21 @@ class Mesh:
                 self._on_card(msg, ckey if self.curve else None)
                 seat = self.by_ckey.get(ckey) if self.curve else msg["seat"]
                 if seat is not None and seat in self.peers:
-                    self.peers[seat].heard = now
+                    self._heard_from(self.peers[seat], now)
                 continue
             if seat is None:
                 self.dropped += 1
                 continue
-            self.peers[seat].heard = now
+            self._heard_from(self.peers[seat], now)
             self._on_msg(seat, msg, now)
             if self.verdict is not None and self._stopped():
                 return
+
+    @staticmethod
+    def _heard_from(p: _Peer, now: float) -> None:
+        p.heard = now
+        if not p.first_heard:
+            p.first_heard = now
 
     def _stopped(self) -> bool:
         return self.owner.stopped is not None
@@ -684,6 +691,9 @@ class Mesh:
                 and srcs
                 and author in self.peers
                 and now - self.peers[author].heard < LIVE
+                # the author had linked to us well before: its push to us cannot have raced
+                # the link's setup (it sends its card first on a new link)
+                and 0 < self.peers[author].first_heard <= t - HOLD_BACK
                 and ("author", author) not in self._named
             ):
                 self._named.add(("author", author))
