@@ -54,7 +54,17 @@ from zoo_p2p.text import seat_word, shown
 if TYPE_CHECKING:
     from zoo_p2p.protocol.session import Session
 
-__all__ = ["Mesh", "MeshOwner", "Verdict", "advertise_for", "pack", "unpack"]
+__all__ = [
+    "Card",
+    "Mesh",
+    "MeshOwner",
+    "Verdict",
+    "advertise_for",
+    "card_signed_bytes",
+    "check_card",
+    "pack",
+    "unpack",
+]
 
 log = logging.getLogger("zoo_p2p.net.mesh")
 
@@ -183,6 +193,19 @@ class Card:
     ep: str
     skey: bytes  # CURVE public key of its listener (it is the CURVE server there)
     ckey: bytes  # CURVE public key its DEALERs authenticate with
+
+
+def check_card(pub: Ed25519PublicKey, game_id: bytes, msg: dict[str, Any]) -> Card | None:
+    """The card in `msg` (an unpacked `card` message) if `pub` signed it for this game, else None.
+
+    A relay cannot substitute an endpoint or a key: every field is under the seat's signature.
+    """
+    data = card_signed_bytes(game_id, msg["seat"], msg["ep"], msg["skey"], msg["ckey"])
+    try:
+        pub.verify(msg["sig"], data)
+    except InvalidSignature:
+        return None
+    return Card(msg["seat"], msg["ep"], msg["skey"], msg["ckey"])
 
 
 @dataclass(frozen=True)
@@ -389,14 +412,11 @@ class Mesh:
             return
         if via_ckey is not None and via_ckey != msg["ckey"]:
             return  # a card on a direct link must be the card of that very link
-        data = card_signed_bytes(self.game_id, seat, msg["ep"], msg["skey"], msg["ckey"])
-        try:
-            self._pubs[seat].verify(msg["sig"], data)
-        except InvalidSignature:
+        card = check_card(self._pubs[seat], self.game_id, msg)
+        if card is None:
             self.dropped += 1
             log.warning("dropped a card for %s with a bad signature", self.name(seat))
             return
-        card = Card(seat, msg["ep"], msg["skey"], msg["ckey"])
         old = self.peers.get(seat)
         if old is not None and old.card == card:
             return
