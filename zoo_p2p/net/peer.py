@@ -38,6 +38,7 @@ from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
+from zoo_p2p.protocol.crypto import check_public_key
 from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.text import seat_word, shown
 
@@ -112,6 +113,14 @@ def server_curve_keys(key: Ed25519PrivateKey) -> tuple[bytes, bytes]:
     """The host's CURVE (public, secret) pair in z85, derived from its identity (stable invites)."""
     secret = z85.encode(wire.derive_secret(raw_private(key), b"curve-server"))
     return zmq.curve_public(secret), secret
+
+
+def _key_ok(pub: bytes) -> bool:
+    try:
+        check_public_key(pub)
+    except ValueError:
+        return False
+    return True
 
 
 def _verify(pub: bytes, sig: bytes, data: bytes) -> bool:
@@ -1043,6 +1052,12 @@ class Host(Link):
             self.dropped += 1
             log.warning("dropped a hello whose CURVE key is not the link's")
             return
+        try:
+            check_public_key(hello.pub)
+        except ValueError as exc:
+            self.dropped += 1
+            self._once("weakkey", f"dropped a hello with an unusable identity key: {exc}")
+            return
         if not _verify(hello.pub, msg["sig"], wire.hello_signed_bytes(self.server_pub, hello)):
             self.dropped += 1
             log.warning("dropped a hello with a bad signature")
@@ -1477,7 +1492,7 @@ class Joiner(Link):
         kind = msg["t"]
         if kind == "welcome":
             data = wire.welcome_signed_bytes(self.invite.server_key, self._client_curve, msg["pub"])
-            if not _verify(msg["pub"], msg["sig"], data):
+            if not _key_ok(msg["pub"]) or not _verify(msg["pub"], msg["sig"], data):
                 self.dropped += 1
                 log.warning("dropped a welcome with a bad signature")
                 return

@@ -14,6 +14,7 @@ import msgpack
 
 from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.protocol.encoding import MAX_ENTRY_SIZE
+from zoo_p2p.protocol.names import is_valid_name
 from zoo_p2p.text import shown
 
 WIRE_VERSION = 1
@@ -70,12 +71,10 @@ class WireError(RemoteProtocolError):
 
 
 def valid_name(name: object) -> bool:
-    """A player name as the transport accepts it: 1..32 printable characters (code points).
-
-    `str.isprintable()` refuses controls, format characters (bidi overrides, zero-width joiners),
-    separators other than the plain space, surrogates and unassigned code points.
-    """
-    return isinstance(name, str) and 1 <= len(name) <= MAX_NAME and name.isprintable()
+    """A player name as the transport accepts it: exactly PROTOCOL.md §3.1's names
+    (`zoo_p2p.protocol.names.check_name`: NFC, 1..32 code points of letters, marks, numbers,
+    punctuation, symbols and the plain space)."""
+    return is_valid_name(name)
 
 
 def _valid_fingerprint(fp: object) -> bool:
@@ -148,7 +147,7 @@ def _check(msg: dict[str, Any]) -> None:
         raise WireError(f"{kind}.v: version {msg['v']} (we speak {WIRE_VERSION})")
     if kind == "hello":
         if not valid_name(msg["name"]):
-            raise WireError(f"hello.name: 1..{MAX_NAME} printable characters")
+            raise WireError("hello.name: not a valid name (PROTOCOL.md §3.1)")
         if len(msg["pub"]) != 32 or len(msg["curve"]) != 32 or len(msg["sig"]) != 64:
             raise WireError("hello: bad key or signature length")
         if msg["game"] is not None and len(msg["game"]) > 64:
