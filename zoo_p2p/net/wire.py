@@ -13,6 +13,7 @@ from typing import Any
 import msgpack
 
 from zoo_p2p.errors import RemoteProtocolError, ZooError
+from zoo_p2p.protocol.crypto import check_public_key
 from zoo_p2p.protocol.encoding import MAX_ENTRY_SIZE
 from zoo_p2p.protocol.names import is_valid_name
 from zoo_p2p.text import shown
@@ -71,9 +72,11 @@ class WireError(RemoteProtocolError):
 
 
 def valid_name(name: object) -> bool:
-    """A player name as the transport accepts it: exactly PROTOCOL.md §3.1's names
-    (`zoo_p2p.protocol.names.check_name`: NFC, 1..32 code points of letters, marks, numbers,
-    punctuation, symbols and the plain space)."""
+    """A player name exactly as a genesis accepts it (PROTOCOL.md §3.1, `protocol.names`).
+
+    1..32 code points, NFC, letters/marks/numbers/punctuation/symbols and the plain space, no
+    leading mark or space, no trailing space: so a name the hello lets in never breaks a genesis.
+    """
     return is_valid_name(name)
 
 
@@ -147,9 +150,13 @@ def _check(msg: dict[str, Any]) -> None:
         raise WireError(f"{kind}.v: version {msg['v']} (we speak {WIRE_VERSION})")
     if kind == "hello":
         if not valid_name(msg["name"]):
-            raise WireError("hello.name: not a valid name (PROTOCOL.md §3.1)")
+            raise WireError(f"hello.name: not a valid name (1..{MAX_NAME} characters, §3.1)")
         if len(msg["pub"]) != 32 or len(msg["curve"]) != 32 or len(msg["sig"]) != 64:
             raise WireError("hello: bad key or signature length")
+        try:
+            check_public_key(msg["pub"])
+        except ValueError as exc:
+            raise WireError(f"hello.pub: {exc}") from None
         if msg["game"] is not None and len(msg["game"]) > 64:
             raise WireError("hello.game: too long")
         if msg["team"] is not None and not 0 <= msg["team"] <= 3:
