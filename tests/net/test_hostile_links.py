@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import msgpack
 import zmq
 from zmq.utils import z85
 
@@ -316,12 +317,11 @@ def test_a_small_order_identity_key_gets_no_seat(procs: Procs) -> None:
     try:
         s, curve = _curve_dealer(ctx, inv)
         weak = b"\x01" + bytes(31)
-        s.send(
-            wire.pack(
-                "hello", v=1, name="nobody", team=None, pub=weak, curve=curve, game=None, have=0,
-                sig=b"\x01" + bytes(63),
-            )
-        )  # fmt: skip
+        hello = {
+            "t": "hello", "v": 1, "name": "nobody", "team": None, "pub": weak, "curve": curve,
+            "game": None, "have": 0, "sig": b"\x01" + bytes(63),
+        }  # fmt: skip
+        s.send(msgpack.packb(hello, use_bin_type=True))
         s.send(wire.pack("knock", v=1))
         assert _first_welcome(s)["seat"] is None
     finally:

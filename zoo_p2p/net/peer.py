@@ -861,11 +861,8 @@ class Host(Link):
                 self._limit_fds(value)
             elif ev in (zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED):
                 self.fds.pop(value, None)
-            elif ev in (
-                zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL,
-                zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
-                zmq.EVENT_HANDSHAKE_FAILED_AUTH,
-            ):
+            elif ev in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_AUTH):
+                # (NO_DETAIL is a connection that went away mid-handshake, e.g. an address probe)
                 self._once(
                     "handshake",
                     "a joiner failed the secure handshake: the key in its invite is not this "
