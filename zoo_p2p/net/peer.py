@@ -858,6 +858,11 @@ class Host(Link):
             if conn.seat is not None and conn.seat != 0 and (to is None or conn.seat == to):
                 self._send(rid, msg)
 
+    def _on_resigned(self, seat: int, new_pub: bytes) -> None:
+        """The seat's stand-in says hello with its own key: seat it under that key."""
+        if seat < len(self.lobby):
+            self.lobby[seat].pub = new_pub
+
     def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
         """Claim votes and resignations go to every seat but the one they came from."""
         for rid, conn in list(self.conns.items()):

@@ -915,6 +915,10 @@ class Session:
         self._resignations[r.seat] = r
         return True
 
+    def seat_key(self, seat: int) -> bytes:
+        """The raw public key that signs for `seat` now (a stand-in's after a resignation)."""
+        return public_key_bytes(self._pubs[seat])
+
     def take_seat(self, key: Ed25519PrivateKey) -> int:
         """Play, as a stand-in, the seat that a resignation handed to `key` (its seed is public)."""
         pk = public_key_bytes(key)
