@@ -79,6 +79,12 @@ def test_only_net_imports_zmq_and_only_cli_imports_typer() -> None:
             assert "typer" not in mods, f"{'/'.join(rel)} imports typer"
 
 
+def test_driver_interface_is_front_end_neutral() -> None:
+    """`zoo_p2p.driver` is implemented by the plain mode, the full-screen app and the bots."""
+    mods = {m.split(".")[0] for m in imports(PKG / "driver.py")}
+    assert not mods & {"zmq", "typer", "rich", "textual"}, mods
+
+
 def test_only_tui_imports_textual_and_tui_never_imports_typer_or_zmq() -> None:
     for f in files(""):
         rel = f.relative_to(PKG).parts

@@ -58,3 +58,7 @@ class CheatError(RemoteProtocolError):
 
 class IdentityError(ZooError):
     """The local identity key file is missing, unreadable, malformed or too widely readable."""
+
+
+class UsageError(ZooError, ValueError):
+    """A command was asked for something it cannot do (a bad option value): exit code 2."""

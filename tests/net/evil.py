@@ -20,13 +20,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from zoo_p2p.cli import netcmds
+from zoo_p2p import storage
+from zoo_p2p.cli import runners
+from zoo_p2p.cli.botdriver import BotDriver
 from zoo_p2p.net import mesh as meshmod
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions
+from zoo_p2p.protocol.crypto import fingerprint
 from zoo_p2p.protocol.encoding import Kind, decode_entry, make_entry
 from zoo_p2p.protocol.session import encode_move
+from zoo_p2p.rules import Variant
 
 
 def _entries_in(data: bytes) -> list[bytes]:
@@ -135,17 +139,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--log", type=Path, required=True)
     ap.add_argument("--delay", type=float, default=0.0)
     a = ap.parse_args(argv)
-    key = netcmds.load_identity(None, ephemeral=a.role == "join")
-    driver = netcmds.BotDriver("greedy", seed=1, delay=a.delay, console=None)
+    key = runners.load_key(None, ephemeral=a.role == "join")
+    driver = BotDriver("greedy", seed=1, delay=a.delay, console=None)
     if a.role == "host":
         EvilHost.mode = a.mode
         host = EvilHost(
             key=key,
             driver=driver,
-            make_session=netcmds.session_factory(key),
-            open_log=netcmds.log_opener(a.log, {"role": "host"}),
-            make_genesis=netcmds.genesis_factory(key, "standard", None),
-            fingerprint=netcmds.fingerprint,
+            make_session=runners.session_factory(key),
+            open_log=runners.GameFiles(a.log, storage.NetSidecar(role="host")).open_new,
+            make_genesis=runners.genesis_factory(key, Variant.STANDARD, None),
+            fingerprint=fingerprint,
             options=HostOptions(players=a.players, give_up=10.0),
         )
         tmp = a.invite_file.with_name(a.invite_file.name + ".tmp")
@@ -157,9 +161,9 @@ def main(argv: list[str]) -> int:
             Invite.parse(a.invite),
             key=key,
             driver=driver,
-            make_session=netcmds.session_factory(key),
-            open_log=netcmds.log_opener(a.log, {"role": "join"}),
-            fingerprint=netcmds.fingerprint,
+            make_session=runners.session_factory(key),
+            open_log=runners.GameFiles(a.log, storage.NetSidecar(role="join")).open_new,
+            fingerprint=fingerprint,
             options=JoinOptions(name="mallory", give_up=10.0),
         )
         out = joiner.run()

@@ -1,55 +1,108 @@
-"""The ``zoo`` command: thin typer commands over library modules (imports stay lazy for speed)."""
+"""The ``zoo`` command: thin typer commands over library modules (imports stay lazy for speed).
 
-from __future__ import annotations
+One voice (TEAM.md): shared options come from `zoo_p2p.cli.options`; exit codes are 0 ok, 1 our
+error (one red line), 2 usage, 130 Ctrl-C; no traceback reaches a user (``ZOO_DEBUG=1`` shows
+it). Output that cannot take UTF-8 (``LANG=C``, a latin-1 terminal, ``PYTHONIOENCODING=ascii``)
+gets ASCII, and ``NO_COLOR`` turns colour off.
+"""
 
+import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-LEVEL_HELP = "Bot level: random, greedy or hard."
-TEAM_HELP = "Your team: yellow, blue, green or red."
-VARIANT_HELP = "standard, or general (no mutants)."
+from zoo_p2p.cli import options as o
 
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,  # plain help: right on every terminal, and fast (no markdown import)
+    pretty_exceptions_enable=False,
     help="Apocalypse at the Zoo of Carson City, peer to peer: no server, no trusted dealer.",
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from zoo_p2p import __version__
+
+        typer.echo(f"zoo {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
     """Apocalypse at the Zoo of Carson City, peer to peer: no server, no trusted dealer."""
 
 
 @app.command()
 def play(
-    bots: Annotated[int, typer.Option("--bots", "-b", min=1, max=3, help="Bot opponents.")] = 1,
-    level: Annotated[str, typer.Option("--level", "-l", help=LEVEL_HELP)] = "greedy",
+    players: o.Players = None,
+    bots: Annotated[
+        int | None,
+        typer.Option("--bots", min=0, max=3, metavar="N", help="Bot opponents (default 1)."),
+    ] = None,
+    level: o.Level = "greedy",
+    think: o.Think = None,
     local: Annotated[
         bool, typer.Option("--local", help="Play in this process: no network, no peers, no log.")
     ] = False,
     hotseat: Annotated[
-        int, typer.Option("--hotseat", min=0, max=4, help="N humans share this terminal (local).")
+        int,
+        typer.Option(
+            "--hotseat", min=0, max=4, metavar="N", help="N humans share this terminal (local)."
+        ),
     ] = 0,
-    team: Annotated[str | None, typer.Option("--team", "-t", help=TEAM_HELP)] = None,
-    variant: Annotated[str, typer.Option("--variant", help=VARIANT_HELP)] = "standard",
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Seed a reproducible local deal.")
-    ] = None,
-    log: Annotated[Path | None, typer.Option("--log", help="Where to save the game log.")] = None,
-    name: Annotated[str, typer.Option("--name", help="Your name at the table.")] = "you",
+    team: o.TeamOpt = None,
+    variant: o.VariantOpt = "standard",
+    seed: o.Seed = None,
+    log: o.LogOpt = None,
+    name: o.Name = "you",
+    plain: o.Plain = False,
 ) -> None:
     """Play against 1-3 bots (each a real peer over loopback); --local for a network-free game."""
+    humans = hotseat or 1
+    if bots is None:
+        bots = (players - humans) if players is not None else (0 if hotseat else 1)
+    elif players is not None and players != humans + bots:
+        raise typer.BadParameter(
+            f"--players {players} but {humans} human(s) and --bots {bots} make {humans + bots}"
+        )
+    if not 2 <= humans + bots <= 4:
+        raise typer.BadParameter(f"a game has 2 to 4 players, not {humans + bots}")
     if local or hotseat:
         from zoo_p2p.cli.local import play_local
 
-        play_local(bots=bots, level=level, hotseat=hotseat, team=team, variant=variant, seed=seed)
+        play_local(
+            bots=bots,
+            level=level,
+            hotseat=hotseat,
+            team=team,
+            variant=variant,
+            seed=seed,
+            think=think,
+            plain=plain,
+        )
         return
     from zoo_p2p.cli import netcmds
 
-    netcmds.play_command(bots=bots, level=level, team=team, variant=variant, log=log, name=name)
+    netcmds.play_command(
+        bots=bots,
+        level=level,
+        think=think,
+        team=team,
+        variant=variant,
+        log=log,
+        name=name,
+        plain=plain,
+    )
 
 
 @app.command()
@@ -65,9 +118,36 @@ def verify(
     verify_command(logs, json=json)
 
 
-from zoo_p2p.cli.replay import replay_cli  # noqa: E402 - zoo replay (options live in replay.py)
+@app.command()
+def replay(
+    log: Annotated[Path, typer.Argument(metavar="LOG", help="A game log file.")],
+    at: Annotated[
+        int | None,
+        typer.Option("--at", metavar="N", help="Show the board after move N (0: the start)."),
+    ] = None,
+    dump: Annotated[
+        bool, typer.Option("--dump", help="Print the whole game as text, no prompts.")
+    ] = False,
+    analyse: Annotated[
+        bool,
+        typer.Option(
+            "--analyse",
+            "--analyze",
+            help="Score every move with the expert bot: inaccuracies, mistakes, blunders.",
+        ),
+    ] = False,
+    plies: Annotated[
+        int | None,
+        typer.Option("--plies", min=100, metavar="N", help="Analysis budget: plies per move."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the analysis.")] = 0,
+) -> None:
+    """Step through a game log move by move: the board, reveals, then the hidden deal."""
+    from zoo_p2p.bots.analysis import DEFAULT_WORK
+    from zoo_p2p.cli.replay import replay_command
 
-app.command("replay")(replay_cli)
+    work = DEFAULT_WORK if plies is None else plies
+    replay_command(log, at=at, dump=dump, analysis=analyse, plies=work, seed=seed)
 
 
 from zoo_p2p.cli import netcmds as _netcmds  # noqa: E402 - zoo host/join/bot/resume (issue 4)
@@ -80,8 +160,22 @@ app.command("arena")(arena_command)
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: the exit codes and output rules of the module docstring."""
+    from zoo_p2p.cli.output import prepare_output
+
+    prepare_output()
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(1)
+    except Exception as exc:  # the last line of defence: one red line, never a traceback
+        if os.environ.get("ZOO_DEBUG"):
+            raise
+        from zoo_p2p.cli.output import fail
+
+        fail(exc)
 
 
 if __name__ == "__main__":

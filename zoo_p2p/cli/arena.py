@@ -1,9 +1,5 @@
 """``zoo arena``: headless games between bots, with win rates and 95 % confidence intervals."""
 
-from __future__ import annotations
-
-import json as jsonlib
-import secrets
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -66,6 +62,8 @@ def arena_command(
     if players is not None and levels:
         levels = [levels[i % len(levels)] for i in range(players)]
     if seed is None:
+        import secrets  # lazy: keeps `zoo --help` fast
+
         seed = secrets.randbelow(2**31)
     err = Console(stderr=True)
     try:
@@ -101,6 +99,8 @@ def arena_command(
             jobs=jobs,
             wall_seconds=round(wall, 1),
         )
+        import json as jsonlib
+
         print(jsonlib.dumps(out, indent=2))
         return
     console = Console()
@@ -116,7 +116,7 @@ def arena_command(
     )
 
 
-def render_report(report: ArenaReport, title: str) -> Table:
+def render_report(report: "ArenaReport", title: str) -> "Table":
     """The per-level table (and per-variant rows when several variants were played)."""
     from rich.table import Table
 
@@ -124,7 +124,7 @@ def render_report(report: ArenaReport, title: str) -> Table:
     for col in ("bot", "seats", "win", "95 % CI", "ties", "score", "margin", "ms/move"):
         table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=col == "bot")
 
-    def row(name: str, s: LevelStats) -> None:
+    def row(name: str, s: "LevelStats") -> None:
         lo, hi = s.ci95
         table.add_row(
             name,

@@ -98,9 +98,11 @@ def play_local(
     team: str | None,
     variant: str,
     seed: int | None,
+    think: float | None = None,
+    plain: bool = True,
     console: Console | None = None,
-) -> State:
-    """Play one local game in the terminal and print the final breakdown."""
+) -> State | None:
+    """Play one local game in the terminal (the full-screen app unless `plain`)."""
     from zoo_p2p.bots import make_bot
 
     console = console or Console()
@@ -114,7 +116,7 @@ def play_local(
     names = ["you"] if not hotseat else [f"player {i + 1}" for i in range(n)]
     choosers: list[Chooser] = [human_chooser(console) for _ in range(humans)]
     for i in range(n - humans):
-        bot = make_bot(level, seed=rng.randrange(2**32))
+        bot = make_bot(level, seed=rng.randrange(2**32), think=think)
         choosers.append(bot.choose)
         names.append(f"{level} bot {i + 1}")
     deal = KnownDeal.random(rng, var)

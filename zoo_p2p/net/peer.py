@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
+from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
 from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
@@ -41,12 +42,14 @@ from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.text import seat_word, shown
 
 __all__ = [
+    "Driver",
     "Host",
     "HostOptions",
     "JoinOptions",
     "Joiner",
     "Link",
     "NetError",
+    "NullDriver",
     "Outcome",
     "SeatPresence",
 ]
@@ -85,79 +88,10 @@ _AWAITED = {
 }
 
 
-@dataclass(frozen=True)
-class SeatPresence:
-    """One seat as every screen shows it: `connected`, `lost` (for `lost_for` whole seconds)
-    or `left` (it said so before it went)."""
-
-    state: str
-    lost_for: int = 0
-
-
 class EntrySink(Protocol):
     """Where a peer's own copy of the log goes (an fsync'd file in practice)."""
 
     def append(self, entry: bytes) -> None: ...
-
-
-class Driver(Protocol):
-    """Who sits at our seat and sees the game: a bot, a human at a terminal, or a test.
-
-    Optional (looked up with `getattr`, so older drivers keep working):
-    `on_seats(seats: list[SeatPresence], link)` — every seat's presence, called on every change
-    (also once a second while a seat is lost, as `lost_for` grows); `link.awaited()` then says
-    what the game waits for and from whom. `on_notice` texts are plain strings (never markup);
-    peer-supplied parts in them have been through `zoo_p2p.text.shown`.
-    """
-
-    def fds(self) -> list[int]: ...
-    def on_fd(self, fd: int, link: Link) -> bool: ...
-    def on_lobby(self, seats: list[tuple[str, str, int]], need: int) -> None: ...
-    def on_started(self, link: Link) -> None: ...
-    def on_events(self, events: list[Any], link: Link) -> None: ...
-    def on_turn(self, link: Link) -> None: ...
-    def on_presence(self, up: list[bool], link: Link) -> None: ...
-    def on_notice(self, text: str) -> None: ...
-
-
-class NullDriver:
-    """A driver that sees nothing and plays nothing (observers, tests)."""
-
-    def fds(self) -> list[int]:
-        """No extra file descriptors."""
-        return []
-
-    def on_fd(self, fd: int, link: Link) -> bool:
-        """Never called."""
-        return False
-
-    def on_lobby(self, seats: list[tuple[str, str, int]], need: int) -> None:
-        """Ignore the lobby."""
-
-    def on_started(self, link: Link) -> None:
-        """Ignore the start."""
-
-    def on_events(self, events: list[Any], link: Link) -> None:
-        """Ignore events."""
-
-    def on_turn(self, link: Link) -> None:
-        """Play nothing."""
-
-    def on_presence(self, up: list[bool], link: Link) -> None:
-        """Ignore presence."""
-
-    def on_notice(self, text: str) -> None:
-        """Log notices."""
-        log.info("%s", text)
-
-
-@dataclass
-class Outcome:
-    """How a peer's run ended."""
-
-    finished: bool
-    reason: str
-    entries: int
 
 
 def raw_private(key: Ed25519PrivateKey) -> bytes:
@@ -591,6 +525,16 @@ class Link(Liveness):
 
     def _have(self) -> int:
         return len(self.session) if self.session is not None else 0
+
+    def leave(self, reason: str) -> None:
+        """Stop the run now, unfinished, saying why (the driver's way out)."""
+        if self.stopped is None:
+            self.stopped = Outcome(False, reason, self._have())
+
+    def catch_up(self) -> None:
+        """After resuming from a log: tell the driver where the game stands, ask for our move."""
+        if self.session is not None:
+            self._advance(len(self.session))
 
     def tick(self, now: float) -> None:
         """Periodic work: pings, liveness, finishing."""

@@ -1,0 +1,479 @@
+"""Run a networked game: host, join, resume, with a driver at our seat; return the exit code.
+
+Glue between storage (identity, log, sidecar), the protocol session, the peers of
+`zoo_p2p.net.peer` and whichever `zoo_p2p.driver.Driver` the command chose for our seat. The typer
+commands in `zoo_p2p.cli.netcmds` parse options and call these.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from rich.console import Console
+from rich.text import Text
+
+from zoo_p2p import storage
+from zoo_p2p.driver import Driver
+from zoo_p2p.errors import NotationError, UsageError
+from zoo_p2p.net.invite import Invite, InviteError
+from zoo_p2p.net.peer import (
+    Host,
+    HostOptions,
+    Joiner,
+    JoinOptions,
+    Link,
+    LobbySeat,
+    Outcome,
+    raw_private,
+    raw_public,
+)
+from zoo_p2p.net.wire import NetError, derive_secret
+from zoo_p2p.protocol.audit import audit
+from zoo_p2p.protocol.crypto import fingerprint
+from zoo_p2p.protocol.events import SeatInfo
+from zoo_p2p.protocol.session import Session
+from zoo_p2p.rules import Team, Variant
+from zoo_p2p.text import shown
+
+SPAWN = [sys.executable, "-c", "from zoo_p2p.cli.app import main; main()"]
+
+
+# ----------------------------------------------------------------------------- adapters
+def load_key(path: Path | None = None, *, ephemeral: bool = False) -> Ed25519PrivateKey:
+    """Our Ed25519 identity: from `path` (created 0600 if missing), the user's, or a fresh one."""
+    if ephemeral and path is None:
+        return Ed25519PrivateKey.generate()
+    return storage.load_or_create_identity(path)
+
+
+def audit_entries(entries: list[bytes]) -> tuple[bool, str]:
+    """Run the protocol auditor: (ok, one-line verdict with the first fault if any)."""
+    report = audit(entries)
+    verdict = report.verdict
+    if report.fault_index is not None:
+        verdict += f" at entry {report.fault_index}: {report.fault_reason}"
+    elif report.notes:
+        verdict += ": " + report.notes[0] + "; everything in it checks out"
+    return report.ok, verdict
+
+
+def seat_secrets(key: Ed25519PrivateKey, genesis: bytes) -> tuple[bytes, bytes]:
+    """(seed, nonce) for our seat in this game: derived from our key and the genesis, so a crash
+    or `zoo resume` finds the same secrets without storing them anywhere."""
+    gid = hashlib.sha256(genesis).digest()
+    priv = raw_private(key)
+    return derive_secret(priv, b"seat-seed", gid), derive_secret(priv, b"first-nonce", gid)
+
+
+def session_factory(key: Ed25519PrivateKey) -> Callable[[bytes], Session]:
+    """A function genesis -> our playing Session."""
+
+    def make(genesis: bytes) -> Session:
+        seed, nonce = seat_secrets(key, genesis)
+        return Session(genesis, key=key, seed=seed, nonce=nonce)
+
+    return make
+
+
+@dataclass
+class GameFiles:
+    """Where this run's log goes (`path`, or the default name once the game id is known) and
+    the sidecar written beside it when the log opens."""
+
+    path: Path | None
+    sidecar: storage.NetSidecar
+
+    def open_new(self, session: Session) -> storage.LogWriter:
+        """The log of a new game (refused if the file already holds one)."""
+        self.path = self.path or storage.default_log_path(session.game_id)
+        return storage.new_game_log(self.path, self.sidecar)
+
+
+def resume_session(key: Ed25519PrivateKey, path: Path) -> tuple[Session, storage.LogWriter]:
+    """Rebuild our session from a log file; the log is reopened for appending."""
+    entries = storage.read_log(path).entries
+    if not entries:
+        raise NetError(f"{path} holds no entries")
+    session = session_factory(key)(entries[0])
+    for e in entries[1:]:
+        session.receive(e)
+    if len(session.entries) != len(entries):  # pragma: no cover - storage drops torn tails
+        raise NetError(f"{path}: only {len(session.entries)} of {len(entries)} entries chain")
+    return session, storage.LogWriter(path)
+
+
+def parse_team(text: str | None) -> int | None:
+    """'yellow'/'y' ... -> 0..3, None stays None."""
+    if text is None:
+        return None
+    try:
+        return int(Team.parse(text))
+    except NotationError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def genesis_factory(
+    key: Ed25519PrivateKey, variant: Variant, first: int | None
+) -> Callable[[list[LobbySeat]], bytes]:
+    """A function lobby -> signed genesis."""
+
+    def make(lobby: list[LobbySeat]) -> bytes:
+        seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
+        return Session.create_genesis(key, seats, variant, first, os.urandom(32))
+
+    return make
+
+
+# ----------------------------------------------------------------------------- running
+def score_line(session: Session) -> Text | None:
+    """'scores: name (Team) 23 (wins), …' once the game is over, else None."""
+    st = session.state
+    if st is None or not st.is_terminal():
+        return None
+    winners = set(st.winners())
+    line = Text("scores: ")
+    for i, sc in enumerate(st.scores()):
+        if i:
+            line.append(", ")
+        info = session.seats[sc.seat]
+        line.append(f"{shown(info.name, 40)} ({info.team.label}) {sc.total}")
+        if sc.seat in winners:
+            line.append(" (wins)" if len(winners) == 1 else " (shared win)", style="bold")
+    return line
+
+
+def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console) -> int:
+    """Say how the run ended, the scores, where the log is, and what the audit says; return
+    the exit code (0 finished and sound, 130 interrupted, else 1)."""
+    interrupted = outcome.reason == "interrupted"
+    s = link.session
+    if s is None:
+        console.print(Text(f"no game: {shown(outcome.reason)}", style="red"))
+        return 130 if interrupted else 1
+    path = link.sink.path if isinstance(link.sink, storage.LogWriter) else log_path
+    entries = list(s.entries)
+    ok, verdict = audit_entries(entries)
+    style = "green" if ok and outcome.finished else "yellow"
+    console.print(Text(f"{shown(outcome.reason)}; {len(entries)} entries", style=style))
+    scores = score_line(s)
+    if scores is not None:
+        console.print(scores)
+    console.print(Text(f"log saved: {path}", style="bold"))
+    if ok:
+        verdict = "ok: every signature, link, move, reveal and seed checks out"
+    head, _, rest = verdict.partition(":")
+    console.print(Text(f"audit: {head.upper()}" + (f" —{rest}" if rest else ""), style=style))
+    if not s.finished and path is not None:
+        console.print(Text(f"to continue this game: zoo resume {path}", style="bold"))
+    if interrupted:
+        return 130
+    return 0 if outcome.finished and ok else 1
+
+
+def guess_address() -> str:
+    """This machine's address on the network it would route through (127.0.0.1 if none)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            addr: str = s.getsockname()[0]
+            return addr
+    except OSError:
+        return "127.0.0.1"
+
+
+def spawn_bots(
+    invite: Invite,
+    k: int,
+    level: str,
+    delay: float,
+    workdir: Path,
+    quiet: bool = True,
+    think: float | None = None,
+) -> list[subprocess.Popen[bytes]]:
+    """Start `k` bot peers (`zoo bot`) that join `invite`; their logs and stderr go to workdir."""
+    procs = []
+    for i in range(k):
+        args = [
+            *SPAWN,
+            "bot",
+            str(invite),
+            "--level",
+            level,
+            "--name",
+            f"{level} bot {i + 1}",
+            "--delay",
+            str(delay),
+            "--log",
+            str(workdir / f"bot{i + 1}.zoolog"),
+            "--give-up",
+            "30",
+        ]
+        if quiet:
+            args.append("--quiet")
+        if think is not None:
+            args += ["--think", str(think)]
+        err = open(workdir / f"bot{i + 1}.err", "wb")  # noqa: SIM115 - handed to the child
+        procs.append(
+            subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        )
+        err.close()
+    return procs
+
+
+def reap(procs: Sequence[subprocess.Popen[bytes]], timeout: float = 5.0) -> None:
+    """Wait for the bot processes to end; terminate, then kill, what does not."""
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        try:
+            p.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(1)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def watch_bots(
+    link: Link, procs: Sequence[subprocess.Popen[bytes]], workdir: Path, console: Console
+) -> None:
+    """Check every half second, until the game has started, that each bot we started still
+    runs; one that died says why (the last line of its stderr) and stops the host."""
+
+    def check() -> None:
+        if link.stopped is not None or link.session is not None:
+            return
+        for i, p in enumerate(procs):
+            code = p.poll()
+            if code is not None:
+                err = workdir / f"bot{i + 1}.err"
+                lines = err.read_text(errors="replace").strip().splitlines() if err.exists() else []
+                why = shown(lines[-1]) if lines else f"it exited with code {code}"
+                console.print(Text(f"bot {i + 1} could not start: {why}", style="red"))
+                link.leave(f"bot {i + 1} could not start")
+                return
+        link.call_later(0.5, check)
+
+    link.call_later(0.5, check)
+
+
+def _open_addr(bind: str) -> bool:
+    return bind in ("0.0.0.0", "*")
+
+
+@dataclass
+class HostPlan:
+    """Everything `run_host` needs: the table, the network, our seat and the bots."""
+
+    players: int
+    variant: Variant
+    first: int | None
+    port: int
+    bind: str
+    address: str | None
+    log_path: Path | None
+    name: str
+    team: int | None
+    bots: int
+    level: str
+    think: float | None
+    invite_file: Path | None
+    curve: bool
+    identity: Path | None
+    give_up: float | None
+    bot_delay: float = 0.0
+
+
+def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
+    """Host a game with `driver` at our seat and return the exit code."""
+    key = load_key(plan.identity)
+    if not plan.curve:
+        console.print(Text("CURVE is off: traffic is readable on the network", style="red"))
+    files = GameFiles(
+        plan.log_path,
+        storage.NetSidecar(role="host", port=plan.port, bind=plan.bind, curve=plan.curve),
+    )
+    opts = HostOptions(
+        players=plan.players,
+        bind=plan.bind,
+        port=plan.port,
+        curve=plan.curve,
+        name=plan.name,
+        team=plan.team,
+        give_up=plan.give_up,
+    )
+    host = Host(
+        key=key,
+        driver=driver,
+        make_session=session_factory(key),
+        open_log=files.open_new,
+        options=opts,
+        make_genesis=genesis_factory(key, plan.variant, plan.first),
+        fingerprint=fingerprint,
+        address=plan.address or (guess_address() if _open_addr(plan.bind) else plan.bind),
+    )
+    files.sidecar = dataclasses.replace(files.sidecar, port=host.port, invite=str(host.invite))
+    console.print(Text(f"you are {plan.name} — fingerprint {fingerprint(raw_public(key))}"))
+    console.print(Text("invite (give this to the other players):", style="bold"))
+    console.print(str(host.invite), soft_wrap=True)
+    if plan.invite_file is not None:
+        tmp = plan.invite_file.with_name(plan.invite_file.name + ".tmp")
+        tmp.write_text(str(host.invite) + "\n")
+        tmp.replace(plan.invite_file)
+    procs: list[subprocess.Popen[bytes]] = []
+    tmpdir = Path(tempfile.mkdtemp(prefix="zoo-bots-"))
+    try:
+        if plan.bots:  # our own bots come in over loopback whatever the invite says
+            local = (
+                dataclasses.replace(host.invite, host="127.0.0.1")
+                if _open_addr(plan.bind)
+                else host.invite
+            )
+            procs = spawn_bots(
+                local, plan.bots, plan.level, plan.bot_delay, tmpdir, think=plan.think
+            )
+            watch_bots(host, procs, tmpdir, console)
+        console.print(f"waiting for {plan.players - 1} player(s) to join…")
+        host.start_if_ready()
+        outcome = host.run()
+    finally:
+        reap(procs)
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    return finish(host, outcome, files.path, console)
+
+
+def run_join(
+    invite_text: str,
+    *,
+    name: str,
+    team: int | None,
+    log_path: Path | None,
+    identity: Path | None,
+    give_up: float | None,
+    driver: Driver,
+    console: Console,
+    ephemeral: bool,
+    curve: bool = True,
+) -> int:
+    """Join a game with `driver` at our seat; resumes if `log_path` already holds it."""
+    try:
+        invite = Invite.parse(invite_text)
+    except InviteError as exc:
+        raise UsageError(str(exc)) from None
+    key = load_key(identity, ephemeral=ephemeral)
+    session: Session | None = None
+    sink: storage.LogWriter | None = None
+    if log_path is not None and log_path.exists() and log_path.stat().st_size > 0:
+        session, sink = resume_session(key, log_path)
+        console.print(f"resuming {log_path} from entry {len(session.entries)}")
+    files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite)))
+    joiner = Joiner(
+        invite,
+        key=key,
+        driver=driver,
+        make_session=session_factory(key),
+        open_log=files.open_new,
+        fingerprint=fingerprint,
+        options=JoinOptions(
+            name=name, team=team, give_up=give_up, curve=curve and invite.server_key != bytes(32)
+        ),
+        session=session,
+        sink=sink,
+    )
+    console.print(
+        f"joining {invite.host}:{invite.port} as {name} ({fingerprint(raw_public(key))})…"
+    )
+    joiner.catch_up()
+    outcome = joiner.run()
+    return finish(joiner, outcome, files.path, console)
+
+
+def run_resume(
+    log_path: Path,
+    *,
+    invite_text: str | None,
+    port: int | None,
+    bind: str | None,
+    identity: Path | None,
+    give_up: float | None,
+    driver: Driver,
+    console: Console,
+) -> int:
+    """Continue an unfinished game from our log: as its host (rebind) or as a joiner."""
+    key = load_key(identity)
+    sidecar = storage.read_sidecar(log_path) or storage.NetSidecar(role="join")
+    session, sink = resume_session(key, log_path)
+    if session.finished:
+        sink.close()
+        console.print(f"{log_path} holds a finished game; see `zoo verify {log_path}`")
+        return 0
+    files = GameFiles(log_path, sidecar)
+    link: Link
+    if session.seat == 0:
+        opts = HostOptions(
+            players=len(session.seats),
+            bind=bind or sidecar.bind,
+            port=port or sidecar.port,
+            curve=sidecar.curve,
+            name=session.seats[0].name,
+            give_up=give_up,
+        )
+        host = Host(
+            key=key,
+            driver=driver,
+            make_session=session_factory(key),
+            open_log=files.open_new,
+            options=opts,
+            make_genesis=lambda lobby: b"",
+            fingerprint=fingerprint,
+            session=session,
+            sink=sink,
+            address=guess_address() if _open_addr(opts.bind) else opts.bind,
+        )
+        console.print(f"resuming as host from entry {len(session.entries)}; invite:")
+        console.print(str(host.invite), soft_wrap=True)
+        host.start_if_ready()
+        link = host
+    else:
+        text = invite_text or sidecar.invite
+        if not text:
+            sink.close()
+            raise UsageError("no invite stored beside the log: pass --invite")
+        try:
+            invite = Invite.parse(text)
+        except InviteError as exc:
+            sink.close()
+            raise UsageError(str(exc)) from None
+        me = session.seats[session.seat] if session.seat is not None else None
+        link = Joiner(
+            invite,
+            key=key,
+            driver=driver,
+            make_session=session_factory(key),
+            open_log=files.open_new,
+            fingerprint=fingerprint,
+            options=JoinOptions(
+                name=me.name if me else "player",
+                team=int(me.team) if me else None,
+                give_up=give_up,
+                curve=invite.server_key != bytes(32),
+            ),
+            session=session,
+            sink=sink,
+        )
+        link.catch_up()
+    outcome = link.run()
+    return finish(link, outcome, log_path, console)

@@ -1,0 +1,179 @@
+"""The driver interface: who sits at our seat and sees the game, whatever the front-end.
+
+A peer (`zoo_p2p.net.peer.Host` or `Joiner`) runs one single-threaded loop that moves signed
+entries between our protocol session and the others. It knows nothing about screens. Everything
+a person or a bot sees and does goes through one object that implements `Driver`:
+
+- the plain line mode (`zoo_p2p.cli.plain.PlainDriver`: Rich lines on stdout, moves on stdin),
+- the full-screen app (`zoo_p2p.tui`),
+- a bot (`zoo_p2p.cli.botdriver.BotDriver`), and `NullDriver` for observers and tests.
+
+**Calls.** The peer calls every `on_*` method from its loop, in the loop's thread, with the link
+(`GameLink`) as the way back: read `link.session` (the protocol session: `seats`, `seat`,
+`state`, `floor`, `entries`), then `link.play(move)` when `link.my_turn`, `link.leave(reason)` to
+stop, `link.call_later(delay, fn)` for a timer in the loop. A driver never blocks: the loop also
+relays the other peers' entries.
+
+- `on_lobby(seats, need)`: the lobby changed; `seats` are `(name, fingerprint, team 0..3)` rows,
+  `need` the seat count. Names come from peers: show them through `zoo_p2p.text.shown()`.
+- `on_started(link)`: the genesis is accepted and `link.session.state` exists.
+- `on_events(events, link)`: the log grew (`events` are the protocol's `Event`s for entries from
+  others; our own entries bring none, so read the state rather than count events).
+- `on_turn(link)`: it is our move now (called once per turn).
+- `on_presence(up, link)`: who is connected changed (`up[seat]`).
+- `on_seats(seats, link)` (optional, looked up with `getattr`): every seat's `SeatPresence`
+  (connected, lost for N s, left), on every change and once a second while a seat is lost;
+  `link.awaited()` then says what the game waits for and from whom.
+- `on_notice(text)`: one sentence from the transport (a peer joined, the host is not answering…).
+
+**Input.** `fds()` lists file descriptors the loop should poll for the driver (the terminal's
+stdin for the plain mode); when one is readable the loop calls `on_fd(fd, link)`, which reads it
+and may call `link.play(...)`. Returning False unregisters the fd (end of input).
+
+**A front-end in another thread** (the Textual app): run the peer's loop (`link.run()`) in a
+worker thread. The driver forwards each `on_*` call to the app (`App.call_from_thread`, copying
+what it needs from `link.session.state` while still in the loop thread), and `fds()` returns the
+read end of an `os.pipe()`. The app writes a move as one line of notation (e.g. ``5@C3\\n``, or
+``q\\n`` to leave) to the write end; `on_fd` reads it in the loop thread and calls `link.play`.
+The app never touches the session or the link itself. This module imports neither zmq nor any
+front-end, so every front-end can implement it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from zoo_p2p.protocol.events import Event
+    from zoo_p2p.protocol.session import Session
+    from zoo_p2p.rules import Move
+
+__all__ = ["Driver", "GameLink", "LobbyRow", "NullDriver", "Outcome", "SeatPresence"]
+
+log = logging.getLogger("zoo_p2p.driver")
+
+LobbyRow = tuple[str, str, int]
+"""One lobby seat as a driver sees it: (name as sent by the peer, fingerprint, team 0..3)."""
+
+
+@dataclass
+class Outcome:
+    """How a peer's run ended: `finished` (the game reached its signed end), why, entries held."""
+
+    finished: bool
+    reason: str
+    entries: int
+
+
+@dataclass(frozen=True)
+class SeatPresence:
+    """One seat as every screen shows it: `connected`, `lost` (for `lost_for` whole seconds)
+    or `left` (it said so before it went)."""
+
+    state: str
+    lost_for: int = 0
+
+
+class GameLink(Protocol):
+    """What a driver may use of the peer that calls it (the host or a joiner)."""
+
+    @property
+    def session(self) -> Session | None:
+        """Our protocol session (None until the genesis is accepted)."""
+        ...
+
+    @property
+    def my_turn(self) -> bool:
+        """True when we hold the floor for a move right now."""
+        ...
+
+    @property
+    def stopped(self) -> Outcome | None:
+        """How the run ended, once it has (the loop then stops)."""
+        ...
+
+    def play(self, move: Move) -> None:
+        """Make our move (raises IllegalMoveError / LocalProtocolError if it is wrong)."""
+        ...
+
+    def leave(self, reason: str) -> None:
+        """Stop the run now, unfinished, saying why."""
+        ...
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> None:
+        """Run `fn` from the loop after `delay` seconds."""
+        ...
+
+    def awaited(self) -> list[tuple[int, str]]:
+        """What the game waits for, from whom: [(seat index, "a move" | "a reveal" | …)]."""
+        ...
+
+
+class Driver(Protocol):
+    """Who sits at our seat and sees the game: a bot, a person (plain or full screen), a test."""
+
+    def fds(self) -> list[int]:
+        """File descriptors the loop polls for us."""
+        ...
+
+    def on_fd(self, fd: int, link: GameLink) -> bool:
+        """`fd` is readable; False to stop polling it."""
+        ...
+
+    def on_lobby(self, seats: list[LobbyRow], need: int) -> None:
+        """The lobby changed."""
+        ...
+
+    def on_started(self, link: GameLink) -> None:
+        """The game has started."""
+        ...
+
+    def on_events(self, events: list[Event], link: GameLink) -> None:
+        """The log grew."""
+        ...
+
+    def on_turn(self, link: GameLink) -> None:
+        """It is our move."""
+        ...
+
+    def on_presence(self, up: list[bool], link: GameLink) -> None:
+        """Who is connected changed."""
+        ...
+
+    def on_notice(self, text: str) -> None:
+        """A sentence from the transport."""
+        ...
+
+
+class NullDriver:
+    """A driver that sees nothing and plays nothing (observers, tests)."""
+
+    def fds(self) -> list[int]:
+        """No extra file descriptors."""
+        return []
+
+    def on_fd(self, fd: int, link: GameLink) -> bool:
+        """Never called."""
+        return False
+
+    def on_lobby(self, seats: list[LobbyRow], need: int) -> None:
+        """Ignore the lobby."""
+
+    def on_started(self, link: GameLink) -> None:
+        """Ignore the start."""
+
+    def on_events(self, events: list[Event], link: GameLink) -> None:
+        """Ignore events."""
+
+    def on_turn(self, link: GameLink) -> None:
+        """Play nothing."""
+
+    def on_presence(self, up: list[bool], link: GameLink) -> None:
+        """Ignore presence."""
+
+    def on_notice(self, text: str) -> None:
+        """Log notices."""
+        log.info("%s", text)
