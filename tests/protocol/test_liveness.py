@@ -236,3 +236,11 @@ def test_liveness_vectors_and_sample_logs_are_current() -> None:
         assert list(getattr(held, "entries", held)) == entries, f"replays/{name} is stale"
         r = audit(entries)
         assert r.verdict == "ok" and r.ending_text
+
+
+def test_a_resigning_seat_signs_nothing_more() -> None:
+    game, rng = _game(3, "resign-quiet")
+    play_until(game, rng, lambda f: f.kind == Kind.REVEAL and f.seat == 2)
+    s2 = game.sessions[2]
+    s2.resign(public_key_bytes(private_key_from_bytes(bytes(range(32)))))
+    assert s2.take_outgoing() == []  # its reveal is not sent: the deputy appends the resignation

@@ -288,6 +288,7 @@ class Session:
         self.ending: Ending | None = None  # set by a claim, or a resignation in a 2-seat game
         self.resigned: dict[int, int] = {}  # seat -> index of its resign entry
         self.opened_seeds: dict[int, bytes] = {}  # seeds opened by resignations
+        self._left = False  # we resigned: we sign nothing more
         # local seat
         self.seat: int | None = None
         self._tables: SeatTables | None = None
@@ -423,7 +424,7 @@ class Session:
     def take_outgoing(self) -> list[bytes]:
         """Entries this seat owes right now (commit, reveals, seed, result), already appended."""
         out: list[bytes] = []
-        if self.seat is None or self._stopped is not None:
+        if self.seat is None or self._stopped is not None or self._left:
             return out
         out.extend(self._owed_liveness())
         while (
@@ -445,8 +446,8 @@ class Session:
 
     def move(self, move: Move) -> bytes:
         """Play a move for the local seat; returns the entry (already appended) to broadcast."""
-        if self._stopped is not None:
-            raise LocalProtocolError("the session is stopped")
+        if self._stopped is not None or self._left:
+            raise LocalProtocolError("the session is stopped" if not self._left else "we resigned")
         f = self._floor
         if self.seat is None or f is None or f.kind != Kind.MOVE or f.seat != self.seat:
             raise LocalProtocolError(f"not our turn to move (floor: {f})")
@@ -897,7 +898,9 @@ class Session:
             raise LocalProtocolError("a seat can resign only while the game is being played")
         if (self.n == 2) != (stand_in is None):
             raise LocalProtocolError("a stand-in key is needed with 3 or 4 seats, none with 2")
-        return sign_resignation(self._key_or_fail(), self.game_id, self.seat, self._seed, stand_in)
+        r = sign_resignation(self._key_or_fail(), self.game_id, self.seat, self._seed, stand_in)
+        self._left = True  # we sign nothing more: the floor holder appends the resignation
+        return r
 
     def add_resignation(self, r: Resignation) -> bool:
         """Keep a seat's signed resignation until it is in the log; False if it is not valid."""
