@@ -155,6 +155,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--log", type=Path, required=True)
     ap.add_argument("--key", default="")
     a = ap.parse_args(argv)
+    if os.environ.get("STALLER_DEBUG"):
+        import logging
+
+        logging.basicConfig(level=logging.DEBUG, format="%(relativeCreated)d %(message)s")
     key = (
         Ed25519PrivateKey.from_private_bytes(bytes.fromhex(a.key))
         if a.key

@@ -898,7 +898,9 @@ class Session:
             raise LocalProtocolError("a seat can resign only while the game is being played")
         if (self.n == 2) != (stand_in is None):
             raise LocalProtocolError("a stand-in key is needed with 3 or 4 seats, none with 2")
-        r = sign_resignation(self._key_or_fail(), self.game_id, self.seat, self._seed, stand_in)
+        r = sign_resignation(
+            self._key_or_fail(), self.game_id, self.seat, len(self._entries), self._seed, stand_in
+        )
         self._left = True  # we sign nothing more: the floor holder appends the resignation
         return r
 
@@ -911,7 +913,9 @@ class Session:
             or self.state is None
             or (self.n == 2) != (r.new_key is None)
             or not signature_ok(
-                self._pubs[r.seat], r.sig, resign_bytes(self.game_id, r.seat, r.seed, r.new_key)
+                self._pubs[r.seat],
+                r.sig,
+                resign_bytes(self.game_id, r.seat, r.at, r.seed, r.new_key),
             )
         ):
             return False
@@ -973,8 +977,8 @@ class Session:
             votes = [[v.seat, v.sig] for _, v in sorted(self._votes.items())]
             return [self._append_local(Kind.CLAIM, [f.seat, self._vote_at, votes])]
         for seat, r in sorted(self._resignations.items()):
-            if seat in self.resigned:
-                continue
+            if seat in self.resigned or len(self._entries) < r.at:
+                continue  # (wait until we hold everything the resigner held when it signed)
             author = f.seat if f.seat != seat else min(i for i in range(self.n) if i != seat)
             if author == self.seat:
                 return [self._append_local(Kind.RESIGN, r.to_body())]
@@ -1075,8 +1079,10 @@ class Session:
         author = f.seat if f.seat != r.seat else min(i for i in range(self.n) if i != r.seat)
         if e.seat != author:
             raise self._reject(e, f"seat {author} appends this resignation, not seat {e.seat}")
+        if e.seq < r.at:
+            raise self._reject(e, f"a resignation signed at entry {r.at} cannot stand at {e.seq}")
         if not signature_ok(
-            self._pubs[r.seat], r.sig, resign_bytes(self.game_id, r.seat, r.seed, r.new_key)
+            self._pubs[r.seat], r.sig, resign_bytes(self.game_id, r.seat, r.at, r.seed, r.new_key)
         ):
             raise self._reject(e, f"seat {r.seat}'s resignation signature does not verify")
         if (self.n == 2) != (r.new_key is None):
