@@ -104,3 +104,26 @@ def test_replays_verify_and_are_reproducible(name: str, n: int, variant: object)
     assert report.ok, report.fault_reason
     assert len(report.seats) == n and report.variant == variant.value  # type: ignore[attr-defined]
     assert read.entries == sample_game(n, variant).entries  # type: ignore[arg-type]
+
+
+def test_validation_vectors() -> None:
+    from zoo_p2p.protocol.crypto import check_public_key
+    from zoo_p2p.protocol.names import is_valid_name
+
+    v = load("validation.json")
+    for case in v["refused_public_keys"]:
+        with pytest.raises(ValueError):
+            check_public_key(bytes.fromhex(case["key"]))
+    for k in v["accepted_public_keys"]:
+        check_public_key(bytes.fromhex(k))
+    assert all(is_valid_name(n) for n in v["accepted_names"])
+    assert not any(is_valid_name(n) for n in v["refused_names"])
+
+
+def test_fork_proof_vector() -> None:
+    from zoo_p2p.protocol.evidence import check
+
+    v = load("proof-fork.json")
+    c = check(bytes.fromhex(v["proof"]), bytes.fromhex(v["genesis"]))
+    assert c.seat == v["convicts_seat"] and list(c.seqs) == v["entries"]
+    assert c.reason == v["reason"] and "fork" in c.reason

@@ -7,6 +7,7 @@ import pytest
 from tests.rules.helpers import deal_with, game, play
 from zoo_p2p.errors import IllegalMoveError, NotationError
 from zoo_p2p.rules import (
+    Card,
     KnownDeal,
     Needs,
     RevealError,
@@ -377,3 +378,39 @@ def test_rulebook_36_point_example() -> None:
 def test_a_tie_is_a_shared_win() -> None:
     s = State.new([Team.YELLOW, Team.BLUE], [4] * 10 + [3] * 10 + [2] * 5)
     assert s.winners() == [0, 1]
+
+
+# ---------------------------------------------------------------- impossible reveals
+
+
+def test_the_last_unturned_copy_of_a_value_must_hide_the_mutant() -> None:
+    """Nine plain 0-cards turned over: the tenth cannot be plain (one 0 hides a mutant)."""
+    top = [0] * 10 + [4] * 10 + [1] * 5
+    st = State.new([Team.YELLOW, Team.BLUE], top, first_seat=0)
+    left = {1: 5, 2: 10, 3: 10}  # the bottom layer: what is not on top
+    turned = {0: 0, 1: 0, 2: 0, 3: 0}
+    refused = False
+    for _ in range(200):
+        if st.is_terminal():
+            break
+        n = st.needs
+        if n is None:
+            moves = st.legal_moves()
+            zeros = [m for m in moves if st.top(m.to) == Card("zoo", 0)]
+            st.apply((zeros or moves)[0])
+            continue
+        bottom = None
+        if n.bottom:
+            bottom = next(v for v in (3, 2, 1) if left[v] > 0)
+            left[bottom] -= 1
+        mutant = None
+        v = n.mutant_value
+        if v is not None:
+            turned[v] += 1
+            mutant = turned[v] == 10
+            if mutant:
+                with pytest.raises(RevealError, match="must hide the mutant"):
+                    st.reveal(bottom=bottom, mutant=False)
+                refused = refused or v == 0
+        st.reveal(bottom=bottom, mutant=mutant)
+    assert refused, turned

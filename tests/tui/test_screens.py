@@ -116,3 +116,23 @@ def test_replay_steps_by_move_and_jumps() -> None:
         return seen
 
     assert asyncio.run(go()) == [2, first_mutant, first_capture, 12, "hidden"]
+
+
+def test_replay_shows_the_analysis_marks() -> None:
+    data = load(REPLAYS / "2p-standard.zoolog")
+
+    async def go() -> tuple[str, str]:
+        app = ZooApp(replay=data, glyphs=UTF8, analyse=(100, 0))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            assert len(screen.marks) == len(data.frames) - 1
+            await pilot.press("a")
+            mark = screen.marks[screen.frame.number]
+            return mark.mark, screen_text(app).replace("\n", " ")
+
+    mark, text = asyncio.run(go())
+    assert mark  # 'a' stopped on a marked move
+    assert "analysis: " in text and "marked moves" in text

@@ -76,6 +76,8 @@ MAX_KNOCKS = 4  # knocks a link may send before its hello
 FLOOD_SLACK = 4 << 20  # TCP bytes a link may have sent beyond the messages we received from it
 SYNC_BURST = 6  # resync answers a link may get at once ...
 SYNC_RATE = 2.0  # ... and then per second (a token bucket)
+WATCH_EVERY = 0.05  # seconds between the host's checks of its connections (hello, flood)
+FIRST_STATUS = 2.0  # seconds before a joiner first says it has no answer yet
 WANT_NOFILE = 65536  # the soft RLIMIT_NOFILE the host asks for (up to the hard limit)
 _TCP_INFO_BYTES_RECEIVED = 128  # offset of tcpi_bytes_received in struct tcp_info (Linux >= 4.1)
 _AWAITED = {
@@ -284,6 +286,7 @@ class Link(Liveness):
             )
         self._settled = -1
         self._own_move = False
+        self._idle_wake = 0.2  # longest sleep of the loop (the host watches its links faster)
         # the direct links (no trusted relay, TRANSPORT.md §10); ZOO_MESH=0 turns them off
         self.mesh: Mesh | None = None
         self._mesh_on = os.environ.get("ZOO_MESH", "1") != "0"
@@ -403,8 +406,6 @@ class Link(Liveness):
         own_from = before if self._own_move else len(s)  # entries from here on are ours
         while s.take_outgoing():
             pass
-        if self.mesh is not None and len(s) > own_from:
-            self.mesh.push_own(own_from, s.entries[own_from:])
         if len(s) > before:
             # Our own move is made durable before it leaves (a crash must not let us sign a
             # different move for the same seq). Everything else goes out first and is synced
@@ -414,6 +415,8 @@ class Link(Liveness):
                 self._flush_log()
                 if s.state is not None:
                     self._trace("onwire", len(s.state.history))
+            if self.mesh is not None and len(s) > own_from:  # ours, to every seat directly
+                self.mesh.push_own(own_from, s.entries[own_from:])
             self.publish(before, s.entries[before:], own_from)
         self._own_move = False
         self._flush_log()
@@ -506,7 +509,7 @@ class Link(Liveness):
                 self._liveness_tick(now)
                 if self.mesh is not None:
                     self.mesh.tick(now)
-                wake = min([t[0] for t in self._timers] + [now + 0.2])
+                wake = min([t[0] for t in self._timers] + [now + self._idle_wake])
                 if deadline is not None:
                     wake = min(wake, deadline)
                 for sock, _ in self.poller.poll(max(0, int((wake - now) * 1000)) + 1):
@@ -714,6 +717,7 @@ class Host(Link):
         self._seat_seen: dict[int, float] = {}
         self._started_at = time.monotonic()
         self._last_watch = 0.0
+        self._idle_wake = WATCH_EVERY
         self._quiet_until: dict[str, float] = {}  # rate limit of repeated log lines / notices
         if session is None:
             team = options.team if options.team is not None else 0
@@ -1199,7 +1203,7 @@ class Host(Link):
         """Ping everyone, update presence, finish when every seat has the whole log."""
         if self.session is None:
             self._prune_lobby(now)
-        if now - self._last_watch >= 0.1:
+        if now - self._last_watch >= WATCH_EVERY:
             self._last_watch = now
             self._watch_fds(now)
         if now - self._last_ping >= PING_EVERY:
@@ -1319,7 +1323,7 @@ class Joiner(Link):
         self._warned_handshake = False
         self._handshakes = 0  # secure handshakes that succeeded
         self._failed_handshakes = 0
-        self._status_at = self._began
+        self._status_at = self._began + FIRST_STATUS - options.status_every  # first after 2 s
         self._client_curve = self.curve_pub if options.curve else bytes(32)
         self._host_seats: list[SeatPresence] = []
         if not options.curve:  # no handshake event to wait for with NULL security

@@ -15,7 +15,13 @@ from typing import Any
 from zoo_p2p.errors import LogError, RemoteProtocolError
 from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.events import Floor, Gap, MoveApplied, SeatInfo
-from zoo_p2p.protocol.evidence import Conviction, ProofError, check, convicted_by
+from zoo_p2p.protocol.evidence import (
+    Conviction,
+    ProofError,
+    bare_reason,
+    check,
+    convicted_by,
+)
 from zoo_p2p.protocol.liveness import ABANDONED, Ending
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.text import seat_word
@@ -174,7 +180,8 @@ def audit(
             if seat is not None:
                 evidence = getattr(exc, "evidence", ())
                 cited += tuple(decode_entry(x).seq for x in evidence if x != raw)
-            fault = _Fault(i, exc.reason, seat, cited)
+            reason = exc.reason if seat is None else bare_reason(session, exc)
+            fault = _Fault(i, reason, seat, cited)
             break
         if len(session) != i + 1:
             if events and isinstance(events[0], Gap):

@@ -94,12 +94,18 @@ def _decode_point(raw: bytes) -> tuple[int, int]:
     return x, y
 
 
-def _add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
-    (x1, y1), (x2, y2) = a, b
-    t = _D * x1 * x2 * y1 * y2 % _P
-    x3 = (x1 * y2 + y1 * x2) * pow(1 + t, -1, _P) % _P
-    y3 = (y1 * y2 + x1 * x2) * pow(1 - t, -1, _P) % _P
-    return x3, y3
+def _is_small_order(x: int, y: int) -> bool:
+    """True when [8](x, y) is the identity: three doublings in projective coordinates."""
+    X, Y, Z = x, y, 1
+    for _ in range(3):  # dbl-2008-bbjlp for a = -1
+        B = (X + Y) * (X + Y) % _P
+        C = X * X % _P
+        D = Y * Y % _P
+        E = -C % _P
+        F = (E + D) % _P
+        J = (F - 2 * Z * Z) % _P
+        X, Y, Z = (B - C - D) * J % _P, F * (E - D) % _P, F * J % _P
+    return X == 0 and Y == Z
 
 
 def check_public_key(raw: bytes) -> None:
@@ -111,8 +117,6 @@ def check_public_key(raw: bytes) -> None:
     """
     if type(raw) is not bytes or len(raw) != 32:
         raise ValueError("a public key is 32 bytes")
-    point = _decode_point(raw)
-    for _ in range(3):
-        point = _add(point, point)
-    if point == (0, 1):
+    x, y = _decode_point(raw)
+    if _is_small_order(x, y):
         raise ValueError("a small-order point (anyone can sign for it)")

@@ -22,7 +22,7 @@ from typing import Any
 
 import msgpack
 
-from zoo_p2p.errors import RemoteProtocolError
+from zoo_p2p.errors import CheatError, RemoteProtocolError
 from zoo_p2p.protocol.crypto import sha256
 from zoo_p2p.protocol.encoding import (
     HASH_SIZE,
@@ -40,6 +40,7 @@ __all__ = [
     "Conviction",
     "Proof",
     "ProofError",
+    "bare_reason",
     "check",
     "convicted_by",
     "decode_proof",
@@ -158,6 +159,14 @@ def convicted_by(session: Session, raw: bytes, exc: RemoteProtocolError) -> int 
     return seat
 
 
+def bare_reason(session: Session, exc: RemoteProtocolError) -> str:
+    """The reason of a rejection without the `seat N (Team) cheated:` prefix of a CheatError."""
+    stopped = session.stopped
+    if isinstance(exc, CheatError) and stopped is not None:
+        return stopped.reason
+    return exc.reason
+
+
 def check(proof: bytes, genesis: bytes) -> Conviction:
     """Re-verify a proof from the genesis alone; return whom it convicts, or raise ProofError.
 
@@ -193,7 +202,7 @@ def check(proof: bytes, genesis: bytes) -> Conviction:
         if evidence[0] != last:
             evidence = (last, *evidence)
         seqs = tuple(decode_entry(x).seq for x in evidence)
-        return Conviction(seat, exc.reason, seqs, tuple(evidence))
+        return Conviction(seat, bare_reason(session, exc), seqs, tuple(evidence))
     raise ProofError("the last entry of the proof is valid: it proves nothing")
 
 

@@ -20,7 +20,9 @@ from zoo_p2p.protocol.deal import (
     nonce_commitment,
     nonce_from_seed,
 )
-from zoo_p2p.protocol.encoding import ZERO_HASH, Kind, encode_payload, make_entry
+from zoo_p2p.protocol.encoding import ZERO_HASH, Kind, decode_entry, encode_payload, make_entry
+from zoo_p2p.protocol.evidence import check, make_proof
+from zoo_p2p.protocol.session import Session, encode_move
 from zoo_p2p.protocol.simulate import LocalGame, play_game
 from zoo_p2p.rules import Variant
 
@@ -140,6 +142,73 @@ def sample_log_vector(n_seats: int = 2, variant: Variant = Variant.STANDARD) -> 
     }
 
 
+REFUSED_KEYS = (
+    ("identity", "01" + "00" * 31),
+    ("identity, sign bit set (negative zero)", "01" + "00" * 30 + "80"),
+    ("identity, y = p + 1 (non-canonical)", "ee" + "ff" * 30 + "7f"),
+    ("identity, y = p + 1, sign bit set", "ee" + "ff" * 31),
+    ("order 2", "ec" + "ff" * 30 + "7f"),
+    ("order 4", "00" * 32),
+    ("order 4, sign bit set", "00" * 31 + "80"),
+    ("order 8", "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"),
+    ("order 8", "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"),
+    ("order 8", "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa"),
+    ("order 8", "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85"),
+    ("y = p (non-canonical)", "ed" + "ff" * 30 + "7f"),
+)
+ACCEPTED_NAMES = ("Ada", "[/]", "[link=http://x]a[/link]", "Zoë", "李小龍", "a b", "x" * 32)
+REFUSED_NAMES = (
+    "",
+    " Ada",
+    "Ada ",
+    "x" * 33,
+    "a\x1b[31mb",
+    "a\u202eb",
+    "a\u200db",
+    "a\u00a0b",
+    "a\nb",
+    "a\u2028b",
+    "\u0301a",
+    "Zoe\u0308",
+    "a\ue000",
+)
+
+
+def validation_vectors() -> dict[str, Any]:
+    """Public keys every implementation refuses, names it accepts and refuses (§2.4, §3.1)."""
+    key = private_key_from_bytes(_seed("key"))
+    return {
+        "refused_public_keys": [{"why": why, "key": k} for why, k in REFUSED_KEYS],
+        "accepted_public_keys": [public_key_bytes(key).hex()],
+        "accepted_names": list(ACCEPTED_NAMES),
+        "refused_names": list(REFUSED_NAMES),
+    }
+
+
+def fork_proof_vector() -> dict[str, Any]:
+    """A fork proof (§9): seat to move signs two different moves for one seq."""
+    game = sample_game(2, Variant.STANDARD)
+    s = game.sessions[0]
+    entries = s.entries
+    cut = next(i for i, raw in enumerate(entries) if decode_entry(raw).kind == Kind.MOVE)
+    e = decode_entry(entries[cut])
+    obs = Session(entries[0])
+    for raw in entries[1:cut]:
+        obs.receive(raw)
+    assert obs.state is not None
+    other = next(m for m in obs.state.legal_moves() if encode_move(m) != e.body)
+    alt = make_entry(game.keys[e.seat], e.seq, e.prev, e.seat, Kind.MOVE, encode_move(other))
+    proof = make_proof(entries[: cut + 1], alt)
+    c = check(proof, entries[0])
+    return {
+        "genesis": entries[0].hex(),
+        "proof": proof.hex(),
+        "convicts_seat": c.seat,
+        "entries": list(c.seqs),
+        "reason": c.reason,
+    }
+
+
 def all_vectors() -> dict[str, dict[str, Any]]:
     """Every vector file's content by file name."""
     return {
@@ -148,4 +217,6 @@ def all_vectors() -> dict[str, dict[str, Any]]:
         "entries.json": entry_vectors(),
         "sample-log-2p.json": sample_log_vector(),
         "sample-log-3p-general.json": sample_log_vector(3, Variant.GENERAL),
+        "validation.json": validation_vectors(),
+        "proof-fork.json": fork_proof_vector(),
     }

@@ -280,6 +280,7 @@ class Session:
         self.clocks: Clocks = g.clocks
         self._floors: list[Floor | None] = [None, self._floor]  # the floor at each log length
         self._totals_at: list[tuple[int, ...] | None] = [None, None]  # public totals, likewise
+        self._turn_done = False  # set when a turn resolves: the totals must be recomputed
         self._votes: dict[int, Vote] = {}
         self._vote_at = 0  # the log length the held votes are about
         self._voted_at = 0  # we signed a vote at this log length: the floor holder is late
@@ -524,7 +525,14 @@ class Session:
         self._head = sha256(e.raw)
         self._floors.append(self._floor)
         st = self.state
-        self._totals_at.append(None if st is None else tuple(x.total for x in st.scores()))
+        last = self._totals_at[-1]
+        if st is None:
+            self._totals_at.append(None)
+        elif last is None or self._turn_done or e.kind == Kind.MOVE:  # the totals changed
+            self._totals_at.append(tuple(x.total for x in st.scores()))
+        else:
+            self._totals_at.append(last)
+        self._turn_done = False
         events.insert(0, EntryAccepted(e.seq, e.seat, e.kind))
         return events
 
@@ -669,6 +677,7 @@ class Session:
         """Set the floor once a move (and its reveal round) is fully resolved."""
         st = self.state
         assert st is not None
+        self._turn_done = True
         if st.is_terminal():
             totals = tuple(s.total for s in st.scores())
             self.final_scores = totals

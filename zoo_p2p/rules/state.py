@@ -580,6 +580,15 @@ class State:
                 raise RevealError(f"a Zoo card is worth 0..4, not {bottom}")
             if self._seen[bottom] >= COPIES_PER_VALUE:
                 raise RevealError(f"an eleventh Zoo card worth {bottom} cannot exist")
+        v = n.mutant_value
+        if v is not None and mutant is False:
+            # One copy of each value 0..3 hides the mutant: if every copy of v has now been turned
+            # over (all ten captured, the mutant still unfound), this last one must be it.
+            turned = sum(z.count(v) for z in self._zoo)
+            if turned >= COPIES_PER_VALUE:
+                raise RevealError(
+                    f"the last Zoo card worth {v} to be turned over must hide the mutant"
+                )
         self._resolve(n, bottom, mutant)
 
     def _resolve(self, n: Needs, bottom: int | None, mutant: bool | None) -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import IO, Any, ClassVar, cast
 
+from rich.console import Console
+from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
 
@@ -29,22 +33,36 @@ class ZooApp(App[int]):
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(
-        self, *, table: Table | None = None, replay: Any = None, glyphs: Glyphs | None = None
+        self,
+        *,
+        table: Table | None = None,
+        replay: Any = None,
+        network: Callable[[Any, Console], int] | None = None,
+        analyse: tuple[int, int] | None = None,
+        glyphs: Glyphs | None = None,
     ) -> None:
         super().__init__()
+        self.analyse = analyse
         self.table = table
         self.replay_data = replay
+        self.network = network
         self.glyphs = glyphs or terminal_glyphs()
+        self.net_code: int | None = None
+        self.net_driver: Any = None
+        self.lobby: Any = None
+        self.pending_notes: list[Text] = []
 
     def on_mount(self) -> None:
-        if self.table is not None:
+        if self.network is not None:
+            self.start_network(self.network)
+        elif self.table is not None:
             from zoo_p2p.tui.game import GameScreen
 
             self.push_screen(GameScreen(self.table, self.glyphs))
         elif self.replay_data is not None:
             from zoo_p2p.tui.replay import ReplayScreen
 
-            self.push_screen(ReplayScreen(self.replay_data, self.glyphs))
+            self.push_screen(ReplayScreen(self.replay_data, self.glyphs, self.analyse))
 
     def show_game_over(self, table: Table) -> None:
         """Open the game-over screen; act on what it is dismissed with."""
@@ -52,8 +70,7 @@ class ZooApp(App[int]):
 
         def after(choice: str | None) -> None:
             if choice == "quit":
-                table.close()
-                self.exit(0)
+                self.quit_game()
             elif choice == "rematch":
                 new = table.rematch()
                 if new is not None:
@@ -65,8 +82,108 @@ class ZooApp(App[int]):
 
         self.push_screen(GameOverScreen(table, self.glyphs), after)
 
+    def quit_game(self) -> None:
+        """Leave the game (asked for and confirmed)."""
+        if self.table is not None:
+            self.table.close()
+        self.exit(self.net_code if self.net_code is not None else 0)
+
     def action_interrupt(self) -> None:
         """Ctrl-C: leave at once with exit code 130."""
         if self.table is not None:
             self.table.close()
+        if self.net_driver is not None:
+            self.net_driver.send("q")
         self.exit(130)
+
+    # ------------------------------------------------------------------ network games
+    def start_network(self, start: Callable[[Any, Console], int]) -> None:
+        """Show the lobby and run the peer (``start(driver, console)``) in a worker thread."""
+        from zoo_p2p.tui.lobby import LobbyScreen
+        from zoo_p2p.tui.net import AppDriver, NoticeFile
+
+        self.net_driver = AppDriver(self)
+        self.lobby = LobbyScreen(self.glyphs)
+        self.push_screen(self.lobby)
+
+        def post(text: Text) -> None:
+            if self.is_running:
+                with contextlib.suppress(RuntimeError):
+                    self.call_from_thread(self.net_notice, text)
+
+        console = Console(
+            file=cast(IO[str], NoticeFile(post)), width=100, color_system=None, soft_wrap=True
+        )
+        driver = self.net_driver
+
+        def run() -> None:
+            code = 1
+            try:
+                code = start(driver, console)
+            except BaseException as exc:  # the runner's own error: one line, no traceback
+                post(Text(f"error: {exc}", style="red"))
+            finally:
+                console.file.flush()
+                if self.is_running:
+                    with contextlib.suppress(RuntimeError):
+                        self.call_from_thread(self.net_done, code)
+
+        self.run_worker(run, thread=True, name="peer-loop", exit_on_error=False)
+
+    def net_lobby(self, rows: list[tuple[str, str, int]], need: int) -> None:
+        """The lobby changed."""
+        if self.lobby is not None:
+            self.lobby.show_lobby(rows, need)
+
+    def net_started(self, snap: Any) -> None:
+        """The game started: the game screen takes over from the lobby."""
+        from zoo_p2p.tui.game import GameScreen
+        from zoo_p2p.tui.net import NetTable
+
+        if snap.state is None or self.table is not None:
+            return
+        self.table = NetTable(self.net_driver, snap)
+        screen = GameScreen(self.table, self.glyphs)
+        self.switch_screen(screen)
+        for note in self.pending_notes[-2:]:
+            screen.notice(note)
+
+    def net_update(self, snap: Any) -> None:
+        """The log grew, or it is our turn."""
+        from zoo_p2p.tui.net import NetTable
+
+        if isinstance(self.table, NetTable):
+            self.table.update(snap)
+        elif snap.state is not None:
+            self.net_started(snap)
+
+    def net_presence(self, up: list[bool]) -> None:
+        """Who is connected."""
+        if self.table is not None and self.table.ui is not None:
+            self.table.presence = up
+            self.table.ui.refresh_table()
+
+    def net_notice(self, text: Text) -> None:
+        """A message from the link or the runner."""
+        self.pending_notes.append(text)
+        if self.table is not None and self.table.ui is not None:
+            self.table.ui.notice(text)
+        elif self.lobby is not None:
+            self.lobby.add_line(text)
+
+    def net_done(self, code: int) -> None:
+        """The peer's run ended (finished, left, or failed): keep the screen until q."""
+        self.net_code = code
+        if self.table is None or self.table.ui is None:
+            if self.lobby is not None:
+                self.lobby.add_line(
+                    Text("the game link has closed; press q to leave", style="bold")
+                )
+        else:
+            self.table.ui.notice(Text("the game link has closed", style="bold"))
+
+    def leave_network(self) -> None:
+        """q in the lobby (or after the game): stop the peer and leave."""
+        if self.net_driver is not None and self.net_code is None:
+            self.net_driver.send("q")
+        self.exit(self.net_code if self.net_code is not None else 0)

@@ -159,7 +159,18 @@ class GameScreen(Screen[None]):
         self.redraw()
 
     def refresh_table(self) -> None:
-        """Something besides a move changed (presence, clocks, reveals)."""
+        """Something besides a move changed (presence, clocks, reveals, the ending)."""
+        self.redraw()
+        from zoo_p2p.tui.over import GameOverScreen
+
+        if isinstance(self.app.screen, GameOverScreen):
+            self.app.screen.update_ending()
+
+    def log_line(self, text: Text) -> None:
+        """A line in the move history that no single move narrates."""
+        entry = Text(f"{len(self.history) + 1:>3} ", style="dim")
+        entry.append_text(text)
+        self.history.append(entry)
         self.redraw()
 
     def notice(self, text: Text | str) -> None:
@@ -406,8 +417,7 @@ class GameScreen(Screen[None]):
             event.prevent_default()
             self.quitting = False
             if event.key == "q":
-                self.table.close()
-                self.app.exit()
+                self.zoo.quit_game()
             else:
                 self.redraw()
             return

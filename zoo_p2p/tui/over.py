@@ -84,7 +84,6 @@ class GameOverScreen(Screen[str]):
 
     def compose(self) -> ComposeResult:
         st = self.table.state
-        end = self.table.ending()
         with VerticalScroll(id="over"):
             head = Text("Game over:", style="bold")
             if st.needs is None and st.is_terminal():
@@ -96,19 +95,28 @@ class GameOverScreen(Screen[str]):
                 yield Static(
                     breakdown(st, self.table.names, self.g), id="breakdown", classes="panel"
                 )
-                yield Static(
-                    deal_text(end.deal) if end.deal else Text("the hidden deal was not opened"),
-                    id="deal",
-                    classes="panel",
-                )
-            verdict = Text("audit: ", style="bold")
-            verdict.append_text(end.verdict)
-            for note in end.notes:
-                verdict.append("\n" + note)
-            log = Text("log: ", style="bold")
-            log.append(end.log_path if end.log_path else "none (local games keep no log)")
-            yield Static(Text("\n").join([verdict, log]), id="verdict", classes="panel")
+                yield Static(self.deal_text(), id="deal", classes="panel")
+            yield Static(self.verdict_text(), id="verdict", classes="panel")
             yield Static(self.keys_text(), id="over-keys")
+
+    def deal_text(self) -> Text:
+        end = self.table.ending()
+        return deal_text(end.deal) if end.deal else Text("the hidden deal is not opened yet")
+
+    def verdict_text(self) -> Text:
+        end = self.table.ending()
+        verdict = Text("audit: ", style="bold")
+        verdict.append_text(end.verdict)
+        for note in end.notes:
+            verdict.append("\n" + note)
+        log = Text("log: ", style="bold")
+        log.append(end.log_path if end.log_path else "none (local games keep no log)")
+        return Text("\n").join([verdict, log])
+
+    def update_ending(self) -> None:
+        """The deal, the verdict or the log path arrived later (network games)."""
+        self.query_one("#deal", Static).update(self.deal_text())
+        self.query_one("#verdict", Static).update(self.verdict_text())
 
     def on_mount(self) -> None:
         if self.g.ascii:
@@ -116,15 +124,19 @@ class GameOverScreen(Screen[str]):
 
     def keys_text(self) -> Text:
         need = len(self.table.human)
-        t = Text("r rematch (same seats, new deal")
-        if need > 1:
-            t.append(f"; every player presses r: {len(self.ready)} of {need} ready")
-        t.append(f"){self.g.sep}b back to the board{self.g.sep}q quit")
+        if self.table.can_rematch:
+            t = Text("r rematch (same seats, new deal")
+            if need > 1:
+                t.append(f"; every player presses r: {len(self.ready)} of {need} ready")
+            t.append(")" + self.g.sep)
+        else:
+            t = Text("(rematch: start a new game with zoo host / zoo join)" + self.g.sep)
+        t.append(f"b back to the board{self.g.sep}q quit")
         return t
 
     def action_rematch(self) -> None:
         """One press per human seat, then a new game."""
-        if self.table.rematch is None:
+        if not self.table.can_rematch:
             return
         self.ready.add(len(self.ready))
         if len(self.ready) < len(self.table.human):

@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from zoo_p2p.bots.analysis import MoveMark
 from zoo_p2p.errors import LogError, RemoteProtocolError
 from zoo_p2p.protocol.audit import FAULT, OK, AuditReport, audit, report_for
 from zoo_p2p.protocol.session import Session
@@ -153,16 +155,22 @@ class ReplayScreen(Screen[None]):
         Binding("m", "next('mutant')", "next mutant"),
         Binding("g", "goto", "go to move"),
         Binding("d", "deal", "players' view / hidden deal"),
+        Binding("a", "next_mark", "next marked move (--analyse)"),
         Binding("q,escape", "leave", "quit"),
     ]
 
-    def __init__(self, data: ReplayData, glyphs: Glyphs) -> None:
+    def __init__(
+        self, data: ReplayData, glyphs: Glyphs, analyse: tuple[int, int] | None = None
+    ) -> None:
         super().__init__()
         self.data = data
         self.g = glyphs
         self.i = 0
         self.show_deal = False
         self.note = Text()
+        self.analyse = analyse
+        self.marks: dict[int, MoveMark] = {}
+        self.analysed: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="status", markup=False)
@@ -185,13 +193,46 @@ class ReplayScreen(Screen[None]):
             self.add_class("-ascii")
         self.query_one(
             "#history", VerticalScroll
-        ).border_title = "moves: x capture r reveal M mutant"
+        ).border_title = "moves (x take, r reveal, M mutant)"
         self.query_one("#captures", Static).border_title = "audit"
         self.query_one("#seats", Static).border_title = "seats"
         self.query_one("#info", Static).border_title = "this move"
         self.query_one("#board", BoardView).can_focus = False
         self.query_one("#command", Input).can_focus = False
         self.set_focus(None)
+        self.redraw()
+        if self.analyse is not None and len(self.data.frames) > 1:
+            self.analysed = f"analysing 0 of {len(self.data.frames) - 1} moves…"
+            self._analyse(*self.analyse)
+
+    @work(thread=True, exit_on_error=False)
+    def _analyse(self, plies: int, seed: int) -> None:
+        """Score every move with the expert bot, in a worker thread (b's analysis API)."""
+        from zoo_p2p.bots.analysis import analyse_positions
+
+        frames = self.data.frames
+        positions = [(frames[k - 1].state, frames[k].move) for k in range(1, len(frames))]
+        total = len(positions)
+
+        def progress(ply: int) -> None:
+            self.app.call_from_thread(self._progress, ply + 1, total)
+
+        marks = analyse_positions(
+            [(st, mv) for st, mv in positions if mv is not None],
+            work=plies,
+            seed=seed,
+            progress=progress,
+        )
+        self.app.call_from_thread(self._analysed, marks)
+
+    def _progress(self, done: int, total: int) -> None:
+        self.analysed = f"analysing {done} of {total} moves…"
+        self.redraw()
+
+    def _analysed(self, marks: list[MoveMark]) -> None:
+        self.marks = {m.ply + 1: m for m in marks}
+        bad = sum(1 for m in marks if m.mark)
+        self.analysed = f"analysis: {bad} marked moves (a: next one)"
         self.redraw()
 
     @property
@@ -226,6 +267,9 @@ class ReplayScreen(Screen[None]):
         ]
         if tags:
             info.append("\n[" + ", ".join(tags) + "]", style="bold")
+        mark = self.marks.get(f.number)
+        if mark is not None:
+            info.append("\n" + mark.describe(), style="bold red" if mark.mark else "")
         if f.state.is_terminal():
             scores = ", ".join(f"{d.names[s.seat]} {s.total}" for s in f.state.scores())
             info.append(f"\ngame over: {scores}", style="bold")
@@ -244,6 +288,9 @@ class ReplayScreen(Screen[None]):
             )
             if marks:
                 line.append(f" {marks}")
+            mark = self.marks.get(fr.number)
+            if mark is not None and mark.symbol:
+                line.append(f" {mark.symbol}", style="bold red")
             hist.append_text(line)
             hist.append("\n")
         self.query_one("#history-text", Static).update(hist)
@@ -257,12 +304,13 @@ class ReplayScreen(Screen[None]):
         if d.deal is None:
             audit_box.append("\nthe deal was never opened: the hidden deal view is not available")
         self.query_one("#captures", Static).update(audit_box)
+        second = self.note if self.note.plain or self.analysed is None else Text(self.analysed)
         self.query_one("#messages", Static).update(
-            Text.assemble(verdict_text(d.report).split("\n")[0], "\n", self.note)
+            Text.assemble(verdict_text(d.report).split("\n")[0], "\n", second)
         )
         self.query_one("#keys", Static).update(
             Text(
-                "<-/-> move, Home/End, c capture, v reveal, m mutant, g go to, d deal view, q quit",
+                "<-/-> step  c/v/m next capture/reveal/mutant  g go to  d deal  a mark  q quit",
                 style="dim",
             )
         )
@@ -288,6 +336,19 @@ class ReplayScreen(Screen[None]):
                 break
         else:
             self.note = Text(f"no {kind} after move {self.frame.number}", style="yellow")
+        self.redraw()
+
+    def action_next_mark(self) -> None:
+        """To the next move the analysis marked (inaccuracy, mistake, blunder)."""
+        for j in range(self.i + 1, len(self.data.frames)):
+            m = self.marks.get(self.data.frames[j].number)
+            if m is not None and m.mark:
+                self.i = j
+                self.note = Text()
+                break
+        else:
+            why = "no analysis (zoo replay --analyse)" if not self.marks else "no marked move"
+            self.note = Text(f"{why} after move {self.frame.number}", style="yellow")
         self.redraw()
 
     def action_goto(self) -> None:

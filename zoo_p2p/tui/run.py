@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from rich.console import Console
 
 from zoo_p2p.rules import Team, Variant
 from zoo_p2p.tui.table import LocalTable
@@ -29,7 +33,7 @@ def local_table(
     names = ["you"] if humans == 1 else [f"player {i + 1}" for i in range(humans)]
     names += [f"{level} bot {i + 1}" for i in range(bots)]
 
-    def make_bots(rng: random.Random) -> dict[int, object]:
+    def make_bots(rng: random.Random) -> dict[int, Any]:
         return {
             seat: make_bot(level, seed=rng.randrange(2**32), think=think)
             for seat in range(humans, n)
@@ -47,6 +51,39 @@ def local_table(
     )
 
 
+def run_local(
+    *,
+    teams: list[Team],
+    humans: int,
+    level: str,
+    variant: Variant,
+    seed: int | None,
+    think: float | None = None,
+) -> int:
+    """``zoo play --local`` on the full screen: ``humans`` seats here, the others bots."""
+    return run_table(
+        local_table(
+            teams=teams,
+            humans=humans,
+            bots=len(teams) - humans,
+            level=level,
+            variant=variant,
+            seed=seed,
+            think=think,
+        )
+    )
+
+
+def run_network(start: Callable[[Any, Console], int]) -> int:
+    """A network game on the full screen: ``start(driver, console)`` (the CLI's runner, which
+    runs the peer's loop) goes to a worker thread with the app's driver and a console whose lines
+    land in the app's message area; the exit code is the runner's (130 after Ctrl-C)."""
+    from zoo_p2p.tui.app import ZooApp
+
+    code = ZooApp(network=start).run()
+    return 0 if code is None else code
+
+
 def run_table(table: LocalTable) -> int:
     """Run the app on a table until the player leaves; the exit code (130 after Ctrl-C)."""
     from zoo_p2p.tui.app import ZooApp
@@ -55,10 +92,13 @@ def run_table(table: LocalTable) -> int:
     return 0 if code is None else code
 
 
-def run_replay(path: Path) -> int:
-    """Open a log in the replay screen; the exit code."""
+def run_replay(path: Path, *, analyse: bool = False, plies: int = 6000, seed: int = 0) -> int:
+    """Open a log in the replay screen (``analyse``: score every move with the expert bot in the
+    background, ``plies`` simulated plies per move); the exit code. A log that cannot be read
+    raises `zoo_p2p.errors.LogError` before the screen opens."""
     from zoo_p2p.tui.app import ZooApp
     from zoo_p2p.tui.replay import load
 
-    code = ZooApp(replay=load(path)).run()
+    data = load(path)
+    code = ZooApp(replay=data, analyse=(plies, seed) if analyse else None).run()
     return 0 if code is None else code

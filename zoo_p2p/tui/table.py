@@ -47,6 +47,7 @@ class TableUI(Protocol):
 
     def moved(self, before: State, after: State, move: Move) -> None: ...
     def refresh_table(self) -> None: ...
+    def log_line(self, text: Text) -> None: ...
     def notice(self, text: Text | str) -> None: ...
     def background(self, work: Callable[[], T], done: Callable[[T], None]) -> None: ...
 
@@ -86,6 +87,11 @@ class Table:
     def ending(self) -> Ending:
         """What to show once the game is over."""
         raise NotImplementedError
+
+    @property
+    def can_rematch(self) -> bool:
+        """Does ``rematch`` offer a new game?"""
+        return False
 
     def rematch(self) -> Table | None:
         """A new game with the same seats, or None when this table cannot offer one."""
@@ -179,6 +185,10 @@ class LocalTable(Table):
             ),
             log_path=None,
         )
+
+    @property
+    def can_rematch(self) -> bool:
+        return True
 
     def rematch(self) -> Table:
         bots = self.make_bots(self.rng) if self.make_bots is not None else self.bots

@@ -1,0 +1,72 @@
+"""Before a network game starts: the lobby, and everything the runner and the transport say."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Static
+
+from zoo_p2p.tui.facts import Glyphs
+
+TEAMS = ("Yellow", "Blue", "Green", "Red")
+TEAM_COLOURS = ("yellow", "blue", "green", "red")
+
+
+class LobbyScreen(Screen[None]):
+    """Who has joined, the invite, and the link's messages, until the game starts."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "leave", "leave")]
+
+    def __init__(self, glyphs: Glyphs) -> None:
+        super().__init__()
+        self.g = glyphs
+        self.lines: list[Text] = []
+        self.seats = Text(
+            "waiting for the lobby…" if not glyphs.ascii else "waiting for the lobby..."
+        )
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text("Apocalypse at the Zoo of Carson City: network game", style="bold"), id="status"
+        )
+        yield Static(self.seats, id="lobby-seats", classes="panel")
+        with VerticalScroll(id="lobby-log", classes="panel"):
+            yield Static(id="lobby-text", markup=False)
+        yield Static(Text("q leave", style="dim"), id="keys")
+
+    def on_mount(self) -> None:
+        if self.g.ascii:
+            self.add_class("-ascii")
+        self.query_one("#lobby-seats", Static).border_title = "lobby"
+        self.query_one("#lobby-log", VerticalScroll).border_title = "messages"
+
+    def show_lobby(self, rows: list[tuple[str, str, int]], need: int) -> None:
+        """The seats taken so far (names and fingerprints already made safe)."""
+        t = Text(f"{len(rows)} of {need} seats\n")
+        for i, (name, fp, team) in enumerate(rows):
+            t.append(f"seat {i + 1}: ")
+            t.append(f"{name} ({TEAMS[team % 4]})", style=f"bold {TEAM_COLOURS[team % 4]}")
+            t.append(f"  {fp}\n", style="dim")
+        self.seats = t
+        if self.is_mounted:
+            self.query_one("#lobby-seats", Static).update(t)
+
+    def add_line(self, text: Text) -> None:
+        """One message (invite, notices)."""
+        self.lines.append(text)
+        if self.is_mounted:
+            self.query_one("#lobby-text", Static).update(Text("\n").join(self.lines[-200:]))
+            self.query_one("#lobby-log", VerticalScroll).scroll_end(animate=False)
+
+    def action_leave(self) -> None:
+        """Leave before the game starts."""
+        from zoo_p2p.tui.app import ZooApp
+
+        app = self.app
+        if isinstance(app, ZooApp):
+            app.leave_network()

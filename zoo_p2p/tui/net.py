@@ -1,0 +1,242 @@
+"""Network games in the app: a `zoo_p2p.driver.Driver` whose peer loop runs in a worker thread.
+
+The loop thread calls the driver; the driver copies what the screen needs (a public clone of the
+state, the seat names made safe, the opened deal, the audit once finished) and hands it to the app
+with ``App.call_from_thread``. Moves go the other way as one line of notation written to a pipe
+whose read end the driver lists in ``fds()``; the loop reads it and calls ``link.play``. The app
+never touches the session or the link.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rich.text import Text
+
+from zoo_p2p.errors import ZooError
+from zoo_p2p.protocol.audit import report_for
+from zoo_p2p.protocol.events import CheatDetected, Event
+from zoo_p2p.rules import Move, State, parse_move
+from zoo_p2p.text import shown
+from zoo_p2p.tui.table import DealView, Ending, Table
+
+if TYPE_CHECKING:
+    from zoo_p2p.protocol.session import Session
+    from zoo_p2p.tui.app import ZooApp
+
+LobbyRow = tuple[str, str, int]
+
+
+class GameLink(Protocol):
+    """The part of `zoo_p2p.driver.GameLink` this driver uses."""
+
+    @property
+    def session(self) -> Session | None: ...
+    def play(self, move: Move) -> None: ...
+    def leave(self, reason: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the screen may know of the game at one moment (copied in the loop thread)."""
+
+    state: State | None
+    names: list[str]
+    seat: int | None
+    finished: bool
+    deal: DealView | None
+    verdict: Text | None
+    log_path: str | None
+
+
+def snapshot(link: GameLink) -> Snapshot:
+    """Copy the public part of the link's session (call in the loop thread)."""
+    s = link.session
+    if s is None:
+        return Snapshot(None, [], None, False, None, None, None)
+    st = s.state.public() if s.state is not None else None
+    names = [shown(i.name, 40) for i in s.seats]
+    opened = s.opened_deal
+    deal = None if opened is None else DealView(opened.slot_tokens, opened.mutant_copies)
+    verdict = None
+    if s.finished:
+        from zoo_p2p.tui.replay import verdict_text
+
+        verdict = verdict_text(report_for(s))
+    sink = getattr(link, "sink", None)
+    path = getattr(sink, "path", None)
+    return Snapshot(
+        st, names, s.seat, s.finished, deal, verdict, None if path is None else str(path)
+    )
+
+
+class AppDriver:
+    """The person at this terminal, through the app (implements `zoo_p2p.driver.Driver`)."""
+
+    def __init__(self, app: ZooApp) -> None:
+        self.app = app
+        self._r, self._w = os.pipe()
+        self._pending = b""
+
+    # --------------------------------------------------------------- app thread
+    def send(self, line: str) -> None:
+        """Hand a line (a move in notation, or ``q``) to the loop."""
+        with contextlib.suppress(OSError):  # the loop has gone: nothing left to tell it
+            os.write(self._w, (line.strip() + "\n").encode())
+
+    def close(self) -> None:
+        """Close our end of the pipe."""
+        for fd in (self._w, self._r):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    # --------------------------------------------------------------- loop thread
+    def _post(self, fn: Callable[..., Any], *args: Any) -> None:
+        if not self.app.is_running:
+            return
+        with contextlib.suppress(RuntimeError):  # the app is shutting down
+            self.app.call_from_thread(fn, *args)
+
+    def fds(self) -> list[int]:
+        """The pipe the app writes moves into."""
+        return [self._r]
+
+    def on_fd(self, fd: int, link: GameLink) -> bool:
+        """Play the lines the app wrote."""
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            return False
+        if not data:
+            return False
+        self._pending += data
+        while b"\n" in self._pending:
+            raw, self._pending = self._pending.split(b"\n", 1)
+            line = raw.decode(errors="replace").strip()
+            if line == "q":
+                link.leave("you left the game")
+                return False
+            try:
+                link.play(parse_move(line))
+            except ZooError as exc:
+                self._post(self.app.net_notice, Text(f"{line}: {exc}", style="red"))
+            self._post(self.app.net_update, snapshot(link))
+        return True
+
+    def on_lobby(self, seats: list[LobbyRow], need: int) -> None:
+        """The lobby changed."""
+        rows = [(shown(name, 40), shown(fp, 40), team) for name, fp, team in seats]
+        self._post(self.app.net_lobby, rows, need)
+
+    def on_started(self, link: GameLink) -> None:
+        """The game has started."""
+        self._post(self.app.net_started, snapshot(link))
+
+    def on_events(self, events: list[Event], link: GameLink) -> None:
+        """The log grew."""
+        for ev in events:
+            if isinstance(ev, CheatDetected):
+                self._post(
+                    self.app.net_notice,
+                    Text(f"CHEATING by seat {ev.seat + 1}: {shown(ev.reason)}", style="bold red"),
+                )
+        self._post(self.app.net_update, snapshot(link))
+
+    def on_turn(self, link: GameLink) -> None:
+        """Our move."""
+        self._post(self.app.net_update, snapshot(link))
+
+    def on_presence(self, up: list[bool], link: GameLink) -> None:
+        """Who is connected."""
+        self._post(self.app.net_presence, list(up))
+
+    def on_notice(self, text: str) -> None:
+        """A sentence from the transport."""
+        self._post(self.app.net_notice, Text(shown(text, 300), style="cyan"))
+
+
+class NoticeFile(io.TextIOBase):
+    """A file for the runner's console: every line it prints becomes a message in the app."""
+
+    def __init__(self, post: Callable[[Text], None]) -> None:
+        super().__init__()
+        self.post = post
+        self.buf = ""
+
+    def write(self, s: str) -> int:
+        self.buf += s
+        while "\n" in self.buf:
+            line, self.buf = self.buf.split("\n", 1)
+            if line.strip():
+                self.post(Text(shown(line, 400)))
+        return len(s)
+
+    def flush(self) -> None:
+        if self.buf.strip():
+            self.post(Text(shown(self.buf, 400)))
+        self.buf = ""
+
+
+class NetTable(Table):
+    """A network game as the game screen sees it."""
+
+    def __init__(self, driver: AppDriver, snap: Snapshot) -> None:
+        super().__init__(
+            names=snap.names,
+            human=set() if snap.seat is None else {snap.seat},
+            title="network game",
+        )
+        self.driver = driver
+        self.snap = snap
+        self.shadow: State | None = snap.state
+        self.presence = None
+
+    @property
+    def state(self) -> State:
+        assert self.snap.state is not None
+        return self.snap.state
+
+    def update(self, snap: Snapshot) -> None:
+        """New facts from the loop: narrate settled moves, then redraw."""
+        self.snap = snap
+        st = snap.state
+        if st is None or self.ui is None:
+            return
+        before = self.shadow
+        if st.needs is None and before is not None and len(st.history) > len(before.history):
+            new = st.history[len(before.history) :]
+            if len(new) == 1:
+                self.ui.moved(before, st, new[0])
+            else:  # several at once (catching up): no state between them to narrate from
+                for m in new:
+                    self.ui.log_line(Text(f"{m}"))
+                self.ui.refresh_table()
+            self.shadow = st
+        else:
+            self.ui.refresh_table()
+
+    def submit(self, move: Move) -> str | None:
+        if not self.my_turn():
+            return "it is not your turn"
+        from zoo_p2p.errors import IllegalMoveError
+
+        try:
+            self.state.check(move)
+        except IllegalMoveError as exc:
+            return str(exc)
+        self.driver.send(str(move))
+        return None
+
+    def ending(self) -> Ending:
+        verdict = self.snap.verdict or Text(
+            "waiting for every seat to open its seed and sign the result…", style="yellow"
+        )
+        return Ending(deal=self.snap.deal, verdict=verdict, log_path=self.snap.log_path)
+
+    def close(self) -> None:
+        self.driver.send("q")
