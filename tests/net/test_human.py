@@ -33,7 +33,7 @@ def test_human_plays_zoo_play_through_a_pty(procs: Procs) -> None:
     env = dict(procs.env, ZOO_BOT_DELAY="0", TERM="xterm")
     log = procs.tmp / "human.zoolog"
     p = subprocess.Popen(
-        [*ZOO, "play", "--bots", "2", "--level", "greedy", "--log", str(log)],
+        [*ZOO, "play", "--plain", "--bots", "2", "--level", "greedy", "--log", str(log)],
         stdin=slave,
         stdout=slave,
         stderr=slave,
@@ -43,10 +43,11 @@ def test_human_plays_zoo_play_through_a_pty(procs: Procs) -> None:
     )
     procs.procs.append(p)
     os.close(slave)
-    buf = ""
+    buf = raw = ""
     consumed = 0
     moves = 0
     tried_bad = False
+    tried_board = False
     deadline = time.monotonic() + 60
     try:
         while time.monotonic() < deadline:
@@ -56,6 +57,7 @@ def test_human_plays_zoo_play_through_a_pty(procs: Procs) -> None:
                     chunk = os.read(master, 65536).decode(errors="replace")
                 except OSError:
                     break  # the child closed the terminal
+                raw += chunk
                 buf += ANSI.sub("", chunk)
             tail = buf[consumed:]
             if "audit:" in tail and "log saved" in tail:
@@ -71,7 +73,8 @@ def test_human_plays_zoo_play_through_a_pty(procs: Procs) -> None:
                 moves += 1
             elif "Your move" in tail and "legal:" not in tail:
                 consumed = len(buf)
-                os.write(master, b"?\n")
+                os.write(master, b"?\n" if tried_board else b"b\n")  # the prompt comes back
+                tried_board = True
         p.wait(15)
     finally:
         os.close(master)
@@ -83,3 +86,7 @@ def test_human_plays_zoo_play_through_a_pty(procs: Procs) -> None:
     assert "audit: OK" in buf
     assert str(log.name) in buf.replace("\n", "")
     assert re.search(r"Z9|not a move|square", buf)
+    assert tried_board and "'*' you" in " ".join(buf.split())  # 'b': the board and its legend
+    # nothing is ever printed after a prompt on the prompt's own line
+    assert not re.search(r"q quit\): [^\n]*(connected|waiting|joined|moves|to move)", buf)
+    assert not re.search(r"\x1b\[[0-9;]*3[0-7]m", raw)  # NO_COLOR (set by the harness)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -155,7 +156,7 @@ def test_non_canonical_encodings_are_rejected() -> None:
         decode_entry(bad)
     # a float where an int is expected, validly signed
     payload = pack([1, 1.0, e.prev, 0, Kind.COMMIT, e.body])
-    with pytest.raises(RemoteProtocolError, match="seq"):
+    with pytest.raises(RemoteProtocolError, match="float"):
         decode_entry(pack([payload, b"\0" * 64]))
     obs = _observer(_PREFIXES[Kind.MOVE])
     assert obs.floor is not None
@@ -168,7 +169,80 @@ def test_non_canonical_encodings_are_rejected() -> None:
         Kind.MOVE,
         [0, 3.0, 1],
     )
-    with pytest.raises(RemoteProtocolError, match="move body"):
+    with pytest.raises(RemoteProtocolError, match="float"):
         obs.receive(raw)
+    assert obs.signer_at(raw) is None  # not decodable under the profile: convicts nobody
     with pytest.raises(RemoteProtocolError, match="too large"):
         decode_entry(b"\x00" * 20000)
+
+
+# ------------------------------------------------------------ the auditor on mutated files
+def _signed_by(raw: bytes, seat: int, genesis: bytes) -> bool:
+    """Independently: `raw` decodes and carries `seat`'s valid signature (keys from the genesis)."""
+    from zoo_p2p.protocol.crypto import public_key_from_bytes
+
+    try:
+        e = decode_entry(raw)
+        key = Session(genesis).seats[seat].public_key
+        public_key_from_bytes(key).verify(e.sig, e.payload)
+    except Exception:
+        return False
+    return e.seat == seat
+
+
+@FUZZ
+@given(data=st.data())
+def test_mutated_log_files_only_get_documented_verdicts(
+    data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from zoo_p2p.protocol.audit import CHEAT, OK, VERDICTS
+    from zoo_p2p.storage import LogReader, audit_file
+
+    game = finished_game(2, Variant.STANDARD)
+    entries = list(game.entries)
+    other = finished_game(2, Variant.STANDARD, seed=2).entries
+    for _ in range(data.draw(st.integers(1, 3))):
+        ops = ["flip", "drop", "dup", "swap", "splice", "cut", "junk", "forge", "forge"]
+        op = data.draw(st.sampled_from(ops))
+        i = data.draw(st.integers(0, len(entries) - 1))
+        if op == "forge" and i > 0:  # a seat signs anything at the head of the chain
+            key_seat = data.draw(st.integers(0, 1))
+            claimed = data.draw(st.sampled_from([key_seat, key_seat, 1 - key_seat, 3]))
+            kind = data.draw(st.sampled_from(sorted(Kind.ALL)))
+            body = data.draw(msgpack_values)
+            try:
+                raw = make_entry(
+                    game.keys[key_seat], i, sha256(entries[i - 1]), claimed, kind, body
+                )
+            except (ValueError, TypeError, OverflowError):
+                continue
+            entries[i] = raw
+            entries = entries[: i + 1]
+        elif op == "flip":
+            b = bytearray(entries[i])
+            b[data.draw(st.integers(0, len(b) - 1))] ^= 1 << data.draw(st.integers(0, 7))
+            entries[i] = bytes(b)
+        elif op == "drop" and len(entries) > 1:
+            del entries[i]
+        elif op == "dup":
+            entries.insert(i, entries[i])
+        elif op == "swap" and i + 1 < len(entries):
+            entries[i], entries[i + 1] = entries[i + 1], entries[i]
+        elif op == "splice":
+            entries[i] = other[min(i, len(other) - 1)]
+        elif op == "cut":
+            entries = entries[: i + 1]
+            entries[-1] = entries[-1][: data.draw(st.integers(0, len(entries[-1])))]
+        elif op == "junk":
+            entries.insert(i, data.draw(st.binary(max_size=20)))
+    path = tmp_path_factory.mktemp("fuzz") / "g.zoolog"
+    path.write_bytes(b"".join(entries))
+    report = audit_file(path)
+    assert report.verdict in VERDICTS
+    if report.verdict == OK:
+        assert report.fault_index is None and report.torn_bytes == 0
+    if report.fault_seat is not None:
+        assert report.verdict == CHEAT
+        with LogReader(path) as reader:  # read lazily: bytes after the fault may be garbage
+            framed = list(itertools.islice(reader, (report.fault_index or 0) + 1))
+        assert _signed_by(framed[-1], report.fault_seat, framed[0])

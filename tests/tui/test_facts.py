@@ -49,3 +49,12 @@ def test_narration_speaks_to_you_and_about_others() -> None:
     theirs = narrate(before, st.public(), move, ["Ada", "bot"], you=None).plain
     assert mine.startswith("You send your 5 onto C3 and take a")
     assert theirs.startswith("Ada (Yellow) sends their 5 onto C3 and takes a")
+
+
+def test_a_c_locale_means_ascii_even_when_python_coerced_it() -> None:
+    from zoo_p2p.tui.facts import locale_utf8
+
+    assert not locale_utf8({"LANG": "C"})
+    assert not locale_utf8({"LANG": "C", "LC_CTYPE": "C.UTF-8"})  # PEP 538 coercion
+    assert not locale_utf8({"LC_ALL": "en_GB.ISO-8859-1"})
+    assert locale_utf8({"LANG": "en_GB.UTF-8"})

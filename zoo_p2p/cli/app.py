@@ -79,6 +79,7 @@ def play(
         raise typer.BadParameter(f"a game has 2 to 4 players, not {humans + bots}")
     if local or hotseat:
         from zoo_p2p.cli.local import play_local
+        from zoo_p2p.cli.netcmds import use_plain
 
         play_local(
             bots=bots,
@@ -88,7 +89,7 @@ def play(
             variant=variant,
             seed=seed,
             think=think,
-            plain=plain,
+            plain=use_plain(plain),
         )
         return
     from zoo_p2p.cli import netcmds

@@ -8,20 +8,20 @@ from collections.abc import Callable
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
+from zoo_p2p.cli.plain import HELP, QUIT_CONFIRM, QUIT_WORDS, prompt_text, read_line
 from zoo_p2p.cli.render import (
     describe_move,
-    legal_summary,
+    hint_text,
     render_board,
     render_scores,
     seat_label,
 )
-from zoo_p2p.errors import IllegalMoveError, NotationError
-from zoo_p2p.rules import EXAMPLES, KnownDeal, Move, State, Team, Variant, parse_move
+from zoo_p2p.errors import NotationError
+from zoo_p2p.rules import KnownDeal, Move, State, Team, Variant
 
 Chooser = Callable[[State], Move]
-
-HELP = f"Type a move, {EXAMPLES}. '?' lists your legal moves, 'q' quits."
 
 
 def parse_variant(text: str) -> Variant:
@@ -46,31 +46,45 @@ def assign_teams(n: int, mine: str | None) -> list[Team]:
     return teams[:n]
 
 
-def human_chooser(console: Console, prompt: Callable[[str], str] | None = None) -> Chooser:
-    """A move source that asks the terminal, explaining every rejection."""
+def human_chooser(
+    console: Console,
+    prompt: Callable[[Text], str] | None = None,
+    names: list[str] | None = None,
+    me: int | None = None,
+) -> Chooser:
+    """A move source that asks the terminal with the line mode's prompt and commands (`?`,
+    `b`, `q` with a confirmation), explaining every rejection. With several humans at one
+    terminal (`me` None) the prompt names the seat to move."""
     ask = prompt or (lambda label: console.input(label))
 
     def choose(state: State) -> Move:
-        team = state.teams[state.to_move]
-        label = f"[bold {team.colour}]{team.label}[/] move> "
+        who = None if me is not None or names is None else names[state.to_move]
+        label = prompt_text(None if who is None else f"{who} ({state.teams[state.to_move].label})")
         while True:
             try:
-                text = ask(label).strip()
+                text = ask(label)
             except EOFError:
+                console.print()
+                console.print("You left the game (end of input).")
                 raise typer.Exit(1) from None
-            if text.lower() in ("q", "quit", "exit"):
-                console.print("You left the game.")
-                raise typer.Exit(1)
-            if text in ("?", "h", "help"):
-                console.print(HELP)
-                console.print("legal: " + legal_summary(state))
-                continue
-            try:
-                move = parse_move(text)
-                state.check(move)
-                return move
-            except (NotationError, IllegalMoveError) as e:
-                console.print(f"[red]{e}[/red]")
+            cmd = read_line(text, state)
+            if cmd.kind == "quit":
+                try:
+                    answer = ask(Text(QUIT_CONFIRM, style="bold"))
+                except EOFError:
+                    answer = "y"
+                if answer.strip().lower() in ("y", "yes", *QUIT_WORDS):
+                    console.print("You left the game.")
+                    raise typer.Exit(1)
+                console.print("staying in the game")
+            elif cmd.kind == "hint":
+                console.print(hint_text(state))
+            elif cmd.kind == "board":
+                console.print(render_board(state, names, me=me, legend=True))
+            elif cmd.kind == "error":
+                console.print(Text(cmd.error, style="red"))
+            elif cmd.move is not None:
+                return cmd.move
 
     return choose
 
@@ -102,19 +116,31 @@ def play_local(
     plain: bool = True,
     console: Console | None = None,
 ) -> State | None:
-    """Play one local game in the terminal (the full-screen app unless `plain`)."""
+    """Play one local game in the terminal: the full-screen app unless `plain` (or not a
+    terminal), else the line mode; print the final breakdown."""
     from zoo_p2p.bots import make_bot
 
-    console = console or Console()
     var = parse_variant(variant)
-    rng = random.Random(seed if seed is not None else secrets.randbits(64))
     humans = hotseat or 1
-    n = hotseat if hotseat else 1 + bots
+    n = humans + bots
     if not 2 <= n <= 4:
         raise typer.BadParameter("a game has 2 to 4 players")
     teams = assign_teams(n, team)
-    names = ["you"] if not hotseat else [f"player {i + 1}" for i in range(n)]
-    choosers: list[Chooser] = [human_chooser(console) for _ in range(humans)]
+    if not plain:
+        from zoo_p2p.tui.run import local_table, run_table
+
+        table = local_table(
+            teams=teams, humans=humans, bots=bots, level=level, variant=var, seed=seed, think=think
+        )
+        code = run_table(table)
+        if code:
+            raise typer.Exit(code)
+        return None
+    console = console or Console(highlight=False)
+    rng = random.Random(seed if seed is not None else secrets.randbits(64))
+    names = ["you"] if not hotseat else [f"player {i + 1}" for i in range(humans)]
+    me = None if hotseat else 0
+    choosers: list[Chooser] = [human_chooser(console, names=names, me=me) for _ in range(humans)]
     for i in range(n - humans):
         bot = make_bot(level, seed=rng.randrange(2**32), think=think)
         choosers.append(bot.choose)
@@ -123,22 +149,25 @@ def play_local(
     first = rng.randrange(n)
     state = deal.new_state(teams, first_seat=first)
     console.print(
-        f"[bold]Apocalypse at the Zoo of Carson City[/bold] — {var.value} game, "
-        f"{n} players; first: ",
-        seat_label(state, first, names),
+        Text.assemble(
+            ("Apocalypse at the Zoo of Carson City", "bold"),
+            f" — {var.value} game, {n} players; first: ",
+            seat_label(state, first, names),
+        )
     )
     console.print(HELP)
-    me = None if hotseat else 0
 
     def on_move(before: State, after: State, move: Move) -> None:
-        for line in describe_move(before, after, move, names):
+        for line in describe_move(before, after, move, names, me=me):
             console.print(line)
         if not after.is_terminal() and (hotseat or after.to_move == 0):
             console.print(render_board(after, names, me=me, last=move))
 
-    console.print(render_board(state, names, me=me))
+    console.print(render_board(state, names, me=me, legend=True))
     run_game(state, choosers, on_move)
     console.print(render_board(state, names, me=me))
-    console.print("Game over: ", seat_label(state, state.to_move, names), " cannot act.")
+    console.print(
+        Text.assemble("Game over: ", seat_label(state, state.to_move, names), " cannot act.")
+    )
     console.print(render_scores(state, names))
     return state

@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from dataclasses import dataclass
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from zoo_p2p.cli.render import describe_move, render_board, render_scores, seat_label
+from zoo_p2p.cli.render import (
+    describe_move,
+    hint_text,
+    render_board,
+    render_scores,
+    seat_label,
+)
 from zoo_p2p.driver import GameLink, LobbyRow
 from zoo_p2p.errors import IllegalMoveError, LocalProtocolError, NotationError
 from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.protocol.session import Session
-from zoo_p2p.rules import Move, Send, State, parse_move, square_name
+from zoo_p2p.rules import Move, State, parse_move
+from zoo_p2p.text import shown
 
 TEAMS = ("yellow", "blue", "green", "red")
 
@@ -30,7 +37,56 @@ def seat_name(session: Session, seat: int | None) -> str:
     if seat is None:
         return "an observer"
     info = session.seats[seat]
-    return f"{info.name} ({info.team.label})"
+    return f"{shown(info.name, 40)} ({info.team.label})"
+
+
+HELP = (
+    "Type a move like 5@C3 (send your 5 onto C3) or C3-C4 (step); "
+    "'?' lists your legal moves, 'b' shows the board and the legend, 'q' leaves."
+)
+PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? hints, b board, q quit): "
+QUIT_WORDS = ("q", "quit", "exit")
+
+
+def prompt_text(who: str | None = None) -> Text:
+    """The one move prompt of the line mode: 'Your move (…): ' or 'NAME, your move (…): '."""
+    head = "Your move" if who is None else f"{who}, your move"
+    return Text.assemble((head, "bold green"), " ", PROMPT_HINT)
+
+
+@dataclass
+class Line:
+    """What a typed line asks for: kind is move, hint, board, quit, empty or error."""
+
+    kind: str
+    move: Move | None = None
+    error: str = ""
+
+
+def read_line(text: str, state: State | None) -> Line:
+    """Classify one typed line; a move is parsed and checked against `state` (the seat to
+    move is the one typing)."""
+    t = text.strip()
+    low = t.lower()
+    if not t:
+        return Line("empty")
+    if low in QUIT_WORDS:
+        return Line("quit")
+    if low in ("b", "board"):
+        return Line("board")
+    if t in ("?", "h", "help"):
+        return Line("hint")
+    if state is None:
+        return Line("error", error="the game has not started yet")
+    try:
+        move = parse_move(t)
+        state.check(move)
+    except (NotationError, IllegalMoveError) as exc:
+        return Line("error", error=str(exc))
+    return Line("move", move=move)
+
+
+QUIT_CONFIRM = "Leave the game? Type y to leave, anything else to stay: "
 
 
 class ConsoleDriver:
@@ -62,7 +118,12 @@ class ConsoleDriver:
         t.add_column("fingerprint")
         t.add_column("team")
         for i, (name, fp, team) in enumerate(seats):
-            t.add_row(str(i + 1), name, fp, Text(TEAMS[team], style=TEAMS[team]))
+            t.add_row(
+                str(i + 1),
+                Text(shown(name, 40)),
+                Text(shown(fp, 40)),
+                Text(TEAMS[team % 4], style=TEAMS[team % 4]),
+            )
         self.console.print(t)
 
     def on_started(self, link: GameLink) -> None:
@@ -88,33 +149,16 @@ class ConsoleDriver:
 
     def on_notice(self, text: str) -> None:
         """Print a notice."""
-        self.say(Text(text, style="cyan"))
-
-
-def hint_text(moves: Sequence[Move]) -> str:
-    """Legal moves, compact: sends grouped by the squares they may go to, then the steps."""
-    by_value: dict[int, list[str]] = {}
-    steps: list[str] = []
-    for m in moves:
-        if isinstance(m, Send):
-            by_value.setdefault(m.value, []).append(square_name(m.to))
-        else:
-            steps.append(str(m))
-    lines: list[str] = []
-    groups: dict[tuple[str, ...], list[int]] = {}
-    for value, squares in by_value.items():
-        groups.setdefault(tuple(squares), []).append(value)
-    for group, values in groups.items():
-        vals = "/".join(str(v) for v in values)
-        where = "any square showing a zoo card" if len(group) >= 20 else " ".join(group)
-        lines.append(f"send {vals} onto {where} (e.g. {values[0]}@{group[0]})")
-    if steps:
-        lines.append("steps: " + " ".join(steps))
-    return "legal: " + ("\n       ".join(lines) if lines else "none")
+        self.say(Text(shown(text, 500), style="cyan"))
 
 
 class PlainDriver(ConsoleDriver):
-    """A person at the terminal: board after every change, moves typed on stdin."""
+    """A person at the terminal: board after every change, moves typed on stdin.
+
+    A message that arrives while the prompt waits starts on a line of its own, and the prompt
+    comes back after it; every command (`?`, `b`, a refused move) ends with the prompt again
+    when it is our turn; `q` asks before it leaves.
+    """
 
     def __init__(self, console: Console, stdin_fd: int | None = None) -> None:
         super().__init__(console)
@@ -122,45 +166,75 @@ class PlainDriver(ConsoleDriver):
         self.stdin_fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
         self.shadow: State | None = None
         self.shown_moves = 0
-        self.prompted = False
+        self.at_prompt = False  # the cursor sits after a prompt: a message needs a new line
+        self.confirming = False  # 'q' was typed: the next line says whether to leave
         self.recap: list[Text] = []
         self.pending = ""
         self.quit = False
+        self.link: GameLink | None = None
 
     def fds(self) -> list[int]:
         """Poll stdin."""
         return [self.stdin_fd]
 
+    # ----- output: never on the prompt line --------------------------------------------
+    def out(self, *parts: str | Text | RenderableType) -> None:
+        """Print on a line of our own (after a prompt, a new line first)."""
+        if self.at_prompt:
+            self.con.print()
+            self.at_prompt = False
+        self.con.print(*parts)
+
+    def say(self, *parts: str | Text) -> None:
+        """A message from the transport: on its own line, then the prompt again if it was up."""
+        was_up = self.at_prompt
+        self.out(*parts)
+        if was_up and self.link is not None:
+            self.prompt(self.link)
+
+    def prompt(self, link: GameLink) -> None:
+        """Show the move prompt when it is our turn (or the leave question)."""
+        if self.at_prompt:
+            return
+        if self.confirming:
+            self.con.print(Text(QUIT_CONFIRM, style="bold"), end="")
+            self.at_prompt = True
+        elif link.my_turn:
+            self.con.print(prompt_text(), end="")
+            self.at_prompt = True
+
     @staticmethod
     def names(session: Session) -> list[str]:
-        """Seat names from the genesis."""
-        return [s.name for s in session.seats]
+        """Seat names from the genesis (shown literally)."""
+        return [shown(s.name, 40) for s in session.seats]
 
+    # ----- driver calls ------------------------------------------------------------------
     def on_started(self, link: GameLink) -> None:
-        """Announce the first player and show the board."""
+        """Announce our seat and the first player, show the board with its legend."""
+        self.link = link
         s = link.session
         assert s is not None and s.state is not None
         self.shadow = s.state.clone()
         self.shown_moves = len(s.state.history)
-        self.con.print(
-            Text(
-                f"You are {seat_name(s, s.seat)}. Type a move like 5@C3 or C3-C4, "
-                "'?' for hints, 'b' for the board, 'q' to quit.",
-                style="bold",
-            )
+        self.out(Text(f"You are {seat_name(s, s.seat)}. {HELP}", style="bold"))
+        self.out(render_board(s.state, self.names(s), me=s.seat, legend=True))
+        self.out(
+            Text.assemble("first to move: ", seat_label(s.state, s.state.to_move, self.names(s)))
         )
-        self.con.print(render_board(s.state, self.names(s), me=s.seat))
-        self.con.print("first to move: ", seat_label(s.state, s.state.to_move, self.names(s)))
 
     def on_events(self, events: list[Event], link: GameLink) -> None:
         """Narrate new moves and reveals, redraw, and end with the breakdown."""
+        self.link = link
         s = link.session
         if s is None or s.state is None:
             return
         for ev in events:
             if isinstance(ev, CheatDetected):
-                self.con.print(
-                    Text(f"CHEATING by {seat_name(s, ev.seat)}: {ev.reason}", style="bold red")
+                self.out(
+                    Text(
+                        f"CHEATING by {seat_name(s, ev.seat)}: {shown(ev.reason)}",
+                        style="bold red",
+                    )
                 )
         self.refresh(link)
 
@@ -175,42 +249,44 @@ class PlainDriver(ConsoleDriver):
         new = st.history[self.shown_moves :]
         mover = self.shadow.to_move
         if len(new) == 1:
-            lines = describe_move(self.shadow, st, new[0], names)
+            lines = describe_move(self.shadow, st, new[0], names, me=s.seat)
             for line in lines:
-                self.con.print(line)
+                self.out(line)
             if mover != s.seat:
                 self.recap.append(Text(" · ").append_text(Text("; ").join(lines)))
         else:
-            self.con.print("moves: " + ", ".join(str(m) for m in new))
+            self.out("moves: " + ", ".join(str(m) for m in new))
             self.recap.append(Text(" · moves: " + ", ".join(str(m) for m in new)))
         self.shown_moves = len(st.history)
         self.shadow = st.clone()
-        self.prompted = False
+        self.out(render_board(st, names, me=s.seat, last=new[-1]))
         if st.is_terminal():
-            self.con.print(render_board(st, names, me=s.seat, last=new[-1]))
-            self.con.print(Text.assemble("Game over: ", seat_name(s, st.to_move), " cannot act."))
-            self.con.print(render_scores(st, names))
-            self.con.print("signing the result with the other peers…")
+            self.out(Text.assemble("Game over: ", seat_name(s, st.to_move), " cannot act."))
+            self.out(render_scores(st, names))
+            self.out("signing the result with the other peers…")
             return
-        self.con.print(render_board(st, names, me=s.seat, last=new[-1]))
         if not link.my_turn:
-            self.con.print(Text(f"{seat_name(s, st.to_move)} to move…", style="dim"))
+            self.out(Text(f"{seat_name(s, st.to_move)} to move…", style="dim"))
 
     def on_turn(self, link: GameLink) -> None:
         """Recap the others' moves since ours (when several), then prompt."""
+        self.link = link
         self.refresh(link)
         if len(self.recap) > 1:
-            self.con.print(Text("since your last move:", style="bold"))
+            self.out(Text("since your last move:", style="bold"))
             for line in self.recap:
-                self.con.print(line)
+                self.out(line)
         self.recap = []
-        self.con.print(
-            Text("Your move", style="bold green"), "(e.g. 5@C3, C3-C4; ? for hints): ", end=""
-        )
-        self.prompted = True
+        self.prompt(link)
+
+    def on_presence(self, up: list[bool], link: GameLink) -> None:
+        """Say who is missing (on its own line; the prompt comes back)."""
+        self.link = link
+        super().on_presence(up, link)
 
     def on_fd(self, fd: int, link: GameLink) -> bool:
         """Read what was typed (unbuffered, so pasted lines all count) and handle each line."""
+        self.link = link
         data = os.read(fd, 4096)
         if not data:
             self.quit = True
@@ -222,45 +298,46 @@ class PlainDriver(ConsoleDriver):
             self.on_line(line, link)
         return True
 
-    def on_line(self, line: str, link: GameLink) -> bool:
-        """One typed line."""
-        text = line.strip()
+    def on_line(self, line: str, link: GameLink) -> None:
+        """One typed line (its Enter ended the prompt line)."""
+        self.at_prompt = False
         s = link.session
-        if text.lower() in ("q", "quit", "exit"):
-            link.leave("you left the game")
-            return True
+        if self.confirming:
+            self.confirming = False
+            if line.strip().lower() in ("y", "yes", *QUIT_WORDS):
+                link.leave("you left the game")
+                return
+            self.out("staying in the game")
+            self.prompt(link)
+            return
+        cmd = read_line(line, s.state if s is not None else None)
+        if cmd.kind == "quit":
+            self.confirming = True
+            self.prompt(link)
+            return
         if s is None or s.state is None:
-            self.con.print("the game has not started yet")
-            return True
-        if text.lower() in ("b", "board"):
-            self.con.print(render_board(s.state, self.names(s), me=s.seat))
-            return True
-        if text in ("?", "h", "help"):
+            self.out("the game has not started yet")
+            return
+        if cmd.kind == "board":
+            self.out(render_board(s.state, self.names(s), me=s.seat, legend=True))
+        elif cmd.kind == "hint":
             if link.my_turn:
-                self.con.print(hint_text(s.state.legal_moves()))
+                self.out(hint_text(s.state))
             else:
-                self.con.print(
-                    "moves: send '5@C3' (a character from your hand onto C3) or step 'C3-C4'"
-                )
-            self._reprompt(link)
-            return True
-        if not text:
-            self._reprompt(link)
-            return True
-        if not link.my_turn:
+                self.out(HELP)
+        elif cmd.kind == "empty":
+            pass
+        elif not link.my_turn:
             who = seat_name(s, s.floor.seat) if s.floor is not None else "the others"
-            self.con.print(Text(f"not your turn — waiting for {who}", style="yellow"))
-            return True
-        try:
-            move = parse_move(text)
-            s.state.check(move)
-            link.play(move)
-            self.refresh(link)
-        except (NotationError, IllegalMoveError, LocalProtocolError) as exc:
-            self.con.print(Text(str(exc), style="red"))
-            self._reprompt(link)
-        return True
-
-    def _reprompt(self, link: GameLink) -> None:
-        if link.my_turn:
-            self.con.print(Text("Your move: ", style="bold green"), end="")
+            self.out(Text(f"not your turn — waiting for {who}", style="yellow"))
+        elif cmd.kind == "error":
+            self.out(Text(cmd.error, style="red"))
+        else:
+            assert cmd.move is not None
+            try:
+                link.play(cmd.move)
+            except (IllegalMoveError, LocalProtocolError) as exc:
+                self.out(Text(str(exc), style="red"))
+            else:
+                self.refresh(link)
+        self.prompt(link)

@@ -9,15 +9,18 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from zoo_p2p.rules import Card, Move, Send, State, Step, Team, square_name
-from zoo_p2p.rules.board import COLUMNS, SIZE
+from zoo_p2p.rules import Card, Move, Send, State, Step, Team, Variant, square_name
+from zoo_p2p.rules.board import COLUMNS, COPIES_PER_VALUE, SIZE
+from zoo_p2p.text import shown
 
 ZOO_STYLE = {0: "bright_black", 1: "bright_red", 2: "red", 3: "bold red", 4: "bold bright_green"}
 ZOO_WORD = {0: "empty place", 1: "1 zombie", 2: "2 zombies", 3: "3 zombies", 4: "animal"}
 
 LEGEND = (
-    "cells: top card / what lies under it — [b]3 ?[/b] a 3 over a hidden card, "
-    "[b]Y5 2[/b] Yellow's 5 on a 2, [b]M4[/b] a mutant (was a 4), [b]·[/b] empty"
+    "squares: top card, then what lies under it: '3 ?' a 3 over a hidden card, "
+    "'Y5 2' Yellow's 5 on a 2, 'M4' a mutant (it was a 4), '·' empty.\n"
+    "players: '▶' to move, '*' you; hand: characters left to send; zoo '23 (7)': 23 points "
+    "from 7 Zoo cards taken; took: characters taken (M: a mutant)."
 )
 
 
@@ -30,7 +33,7 @@ def seat_label(state: State, seat: int, names: Sequence[str] | None = None) -> T
     """'name (Team)' in the seat's colour."""
     team = state.teams[seat]
     if names:
-        return team_text(team, f"{names[seat]} ({team.label})")
+        return team_text(team, f"{shown(names[seat], 40)} ({team.label})")
     return team_text(team)
 
 
@@ -114,8 +117,9 @@ def render_board(
     names: Sequence[str] | None = None,
     me: int | None = None,
     last: Move | None = None,
+    legend: bool = False,
 ) -> RenderableType:
-    """The whole table: the zoo, the players, the mutants found so far."""
+    """The whole table: the zoo, the players, the mutants found so far (and the legend)."""
     highlight: list[int] = []
     if isinstance(last, Step):
         highlight = [last.frm, last.to]
@@ -126,41 +130,57 @@ def render_board(
         info.append("General variant: no mutants", style="italic")
     else:
         found = sorted(state.mutants_found)
-        info.append("mutants found: ", style="magenta")
-        info.append(", ".join(f"the {v}" for v in found) if found else "none yet")
-        info.append(f" of 4   zoo cards left: {state.zoo_cards_left()}")
-    return Group(render_grid(state, highlight), render_players(state, names, me), info)
+        info.append("mutants: ", style="magenta")
+        if found:
+            which = ", ".join(f"the {v}" for v in found)
+            info.append(f"{len(found)} of 4 found ({which})")
+        else:
+            info.append("none of the 4 found yet")
+    info.append(f"; Zoo cards left: {state.zoo_cards_left()}")
+    parts: list[RenderableType] = [render_grid(state, highlight), render_players(state, names, me)]
+    parts.append(info)
+    if legend:
+        parts.append(Text(LEGEND, style="dim"))
+    return Group(*parts)
 
 
 def describe_move(
-    before: State, after: State, move: Move, names: Sequence[str] | None = None
+    before: State,
+    after: State,
+    move: Move,
+    names: Sequence[str] | None = None,
+    me: int | None = None,
 ) -> list[Text]:
-    """Narrate what ``move`` did (capture, exposed bottom card, mutation), from two states."""
+    """Narrate what ``move`` did (capture, exposed bottom card, mutation), from two states;
+    the seat `me` is "you"."""
     seat = before.to_move
-    who = seat_label(before, seat, names)
+    mine = seat == me
+    who = Text("You") if mine else seat_label(before, seat, names)
+    their = "your" if mine else "their"
     lines: list[Text] = []
     if isinstance(move, Send):
         mover_value, dest = move.value, move.to
-        verb = f" sends their {move.value} onto {square_name(dest)}"
+        verb = f" send{'' if mine else 's'} {their} {move.value} onto {square_name(dest)}"
     else:
         mc = before.top(move.frm)
         mover_value, dest = mc.value or 0, move.to
-        verb = f" moves their {mover_value} {square_name(move.frm)}→{square_name(dest)}"
+        verb = (
+            f" move{'' if mine else 's'} {their} {mover_value} "
+            f"{square_name(move.frm)}→{square_name(dest)}"
+        )
     target = before.top(dest)
     line = Text.assemble(who, verb)
     if target.kind == "zoo":
         assert target.value is not None
-        line.append(f" and takes a {target.value} ({ZOO_WORD[target.value]})")
+        line.append(f" and take{'' if mine else 's'} a {target.value} ({ZOO_WORD[target.value]})")
     elif target.kind == "character":
         assert target.seat is not None
-        line.append(" and takes ")
-        line.append_text(
-            team_text(
-                before.teams[target.seat], f"{before.teams[target.seat].label}'s {target.value}"
-            )
-        )
+        line.append(" and take " if mine else " and takes ")
+        owner = before.teams[target.seat]
+        whose = "your" if target.seat == me else f"{owner.label}'s"
+        line.append_text(team_text(owner, f"{whose} {target.value}"))
     elif target.kind == "mutant":
-        line.append(f" and kills the mutant (a {target.value})")
+        line.append(f" and kill{'' if mine else 's'} the mutant (a {target.value})")
     lines.append(line)
     u_before, u_after = before.under(dest), after.under(dest)
     if u_before.kind == "unknown" and u_after.kind == "zoo":
@@ -168,12 +188,13 @@ def describe_move(
             Text(f"{square_name(dest)}: the bottom card is a {u_after.value}", style="cyan")
         )
     if after.top(dest).kind == "mutant" and before.top(dest).kind != "mutant":
+        loser = Text("you lose your") if mine else Text.assemble(who, " loses their")
         lines.append(
             Text.assemble(
                 (f"the {target.value} ", "bold magenta"),
                 ("was a MUTANT — ", "bold magenta"),
-                who,
-                (f"'s {mover_value} is lost", "bold magenta"),
+                loser,
+                (f" {mover_value}", "bold magenta"),
             )
         )
     elif (
@@ -184,6 +205,73 @@ def describe_move(
     ):
         lines.append(Text(f"the {target.value} was not a mutant", style="bright_black"))
     return lines
+
+
+def mutant_chance(state: State, value: int) -> int | None:
+    """Taking a face-up Zoo card of `value` now turns over the mutant with chance 1 in N:
+    N, or None when it cannot (value 4, the General variant, that mutant already found).
+
+    The mutant of a value hides, with equal odds, behind any copy of that value still in the
+    zoo: the face-up ones and the ones never seen (all still under other cards)."""
+    if value >= 4 or state.variant is Variant.GENERAL or value in state.mutants_found:
+        return None
+    face_up = 0
+    for sq in range(SIZE * SIZE):
+        for card in (state.top(sq), state.under(sq)):
+            if card.kind == "zoo" and card.value == value:
+                face_up += 1
+    n = face_up + COPIES_PER_VALUE - state.seen_count(value)
+    return n if n > 0 else None
+
+
+def _target_note(state: State, sq: int, me: int) -> str:
+    """What moving onto `sq` takes: '' for nothing worth a note."""
+    top = state.top(sq)
+    if top.kind == "character" and top.seat is not None and top.seat != me:
+        return f"takes {state.teams[top.seat].label}'s {top.value}"
+    if top.kind == "mutant":
+        return "kills the mutant"
+    if top.kind == "zoo" and top.value is not None:
+        n = mutant_chance(state, top.value)
+        return f"takes a {top.value}" + (f", 1 in {n} a mutant" if n else "")
+    return ""
+
+
+def hint_text(state: State) -> str:
+    """The legal moves of the seat to move, compact, with what each capture takes: sends
+    grouped by value, the mutant odds of each Zoo value, then every step with its capture."""
+    moves = state.legal_moves()
+    me = state.to_move
+    sends = [m for m in moves if isinstance(m, Send)]
+    steps = [m for m in moves if isinstance(m, Step)]
+    lines: list[str] = []
+    if sends:
+        values = sorted({m.value for m in sends})
+        squares = sorted({m.to for m in sends})
+        where = (
+            " ".join(square_name(q) for q in squares)
+            if len(squares) <= 8
+            else f"any of the {len(squares)} squares showing a Zoo card"
+        )
+        example = f"{values[-1]}@{square_name(squares[0])}"
+        lines.append(f"send {'/'.join(map(str, values))} onto {where} (e.g. {example})")
+        shown_values = sorted({v for q in squares if (v := state.top(q).value) is not None})
+        risks = []
+        for v in shown_values:
+            n = mutant_chance(state, v)
+            if n is not None:
+                risks.append(f"a {v}: 1 in {n}")
+        if risks:
+            lines.append("mutant risk when you take " + ", ".join(risks))
+        elif state.variant is Variant.STANDARD:
+            lines.append("no mutant risk on the Zoo cards you can reach")
+    if steps:
+        parts = []
+        for m in steps:
+            note = _target_note(state, m.to, me)
+            parts.append(f"{m} ({note})" if note else str(m))
+        lines.append("steps: " + ", ".join(parts))
+    return "legal: " + ("\n       ".join(lines) if lines else "none")
 
 
 def legal_summary(state: State) -> str:

@@ -11,13 +11,10 @@ import dataclasses
 import hashlib
 import os
 import shutil
-import signal
 import socket
 import subprocess
-import sys
 import tempfile
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from zoo_p2p import storage
+from zoo_p2p.cli.spawn import reap, spawn_bots, watch_bots
 from zoo_p2p.driver import Driver
 from zoo_p2p.errors import NotationError, UsageError
 from zoo_p2p.net.invite import Invite, InviteError
@@ -47,8 +45,6 @@ from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
 from zoo_p2p.text import shown
-
-SPAWN = [sys.executable, "-c", "from zoo_p2p.cli.app import main; main()"]
 
 
 # ----------------------------------------------------------------------------- adapters
@@ -194,82 +190,6 @@ def guess_address() -> str:
         return "127.0.0.1"
 
 
-def spawn_bots(
-    invite: Invite,
-    k: int,
-    level: str,
-    delay: float,
-    workdir: Path,
-    quiet: bool = True,
-    think: float | None = None,
-) -> list[subprocess.Popen[bytes]]:
-    """Start `k` bot peers (`zoo bot`) that join `invite`; their logs and stderr go to workdir."""
-    procs = []
-    for i in range(k):
-        args = [
-            *SPAWN,
-            "bot",
-            str(invite),
-            "--level",
-            level,
-            "--name",
-            f"{level} bot {i + 1}",
-            "--delay",
-            str(delay),
-            "--log",
-            str(workdir / f"bot{i + 1}.zoolog"),
-            "--give-up",
-            "30",
-        ]
-        if quiet:
-            args.append("--quiet")
-        if think is not None:
-            args += ["--think", str(think)]
-        err = open(workdir / f"bot{i + 1}.err", "wb")  # noqa: SIM115 - handed to the child
-        procs.append(
-            subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
-        )
-        err.close()
-    return procs
-
-
-def reap(procs: Sequence[subprocess.Popen[bytes]], timeout: float = 5.0) -> None:
-    """Wait for the bot processes to end; terminate, then kill, what does not."""
-    deadline = time.monotonic() + timeout
-    for p in procs:
-        try:
-            p.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(1)
-            except subprocess.TimeoutExpired:
-                p.kill()
-
-
-def watch_bots(
-    link: Link, procs: Sequence[subprocess.Popen[bytes]], workdir: Path, console: Console
-) -> None:
-    """Check every half second, until the game has started, that each bot we started still
-    runs; one that died says why (the last line of its stderr) and stops the host."""
-
-    def check() -> None:
-        if link.stopped is not None or link.session is not None:
-            return
-        for i, p in enumerate(procs):
-            code = p.poll()
-            if code is not None:
-                err = workdir / f"bot{i + 1}.err"
-                lines = err.read_text(errors="replace").strip().splitlines() if err.exists() else []
-                why = shown(lines[-1]) if lines else f"it exited with code {code}"
-                console.print(Text(f"bot {i + 1} could not start: {why}", style="red"))
-                link.leave(f"bot {i + 1} could not start")
-                return
-        link.call_later(0.5, check)
-
-    link.call_later(0.5, check)
-
-
 def _open_addr(bind: str) -> bool:
     return bind in ("0.0.0.0", "*")
 
@@ -299,6 +219,9 @@ class HostPlan:
 
 def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     """Host a game with `driver` at our seat and return the exit code."""
+    log = plan.log_path
+    if log is not None and log.exists() and log.stat().st_size:
+        raise UsageError(f"{log} already holds a log; use `zoo resume {log}` or another --log")
     key = load_key(plan.identity)
     if not plan.curve:
         console.print(Text("CURVE is off: traffic is readable on the network", style="red"))

@@ -93,7 +93,20 @@ def strict_unpack(data: bytes, what: str) -> Any:
         raise RemoteProtocolError(f"{what} is not valid msgpack: {type(exc).__name__}") from None
     if canonical != data:
         raise RemoteProtocolError(f"{what} is not in canonical msgpack form")
+    if _has_float(obj):
+        raise RemoteProtocolError(f"{what} holds a float (the profile has none)")
     return obj
+
+
+def _has_float(obj: Any) -> bool:
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        if type(x) is list:
+            stack.extend(x)
+        elif type(x) is float:
+            return True
+    return False
 
 
 def decode_entry(raw: bytes) -> Entry:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable
 from typing import IO, Any, ClassVar, cast
@@ -12,13 +13,16 @@ from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from zoo_p2p.tui.facts import Glyphs, glyphs_for
+from zoo_p2p.tui.facts import ASCII, Glyphs, glyphs_for, locale_utf8
 from zoo_p2p.tui.table import Table
 
 
 def terminal_glyphs() -> Glyphs:
-    """UTF-8 glyphs when the terminal's encoding can show them, else ASCII."""
-    return glyphs_for(getattr(sys.__stdout__, "encoding", None))
+    """UTF-8 glyphs when the locale and the terminal's encoding can show them, else ASCII
+    (Textual draws on stderr)."""
+    if not locale_utf8(os.environ):
+        return ASCII
+    return glyphs_for(getattr(sys.__stderr__, "encoding", None))
 
 
 class ZooApp(App[int]):
@@ -41,7 +45,9 @@ class ZooApp(App[int]):
         analyse: tuple[int, int] | None = None,
         glyphs: Glyphs | None = None,
     ) -> None:
-        super().__init__()
+        # NO_COLOR: strip colours outright (Textual's NoColor filter) rather than turn them into
+        # greys, which hide red figures on grey; marks stay as brackets, bold, reverse, underline
+        super().__init__(ansi_color=True if "NO_COLOR" in os.environ else None)
         self.analyse = analyse
         self.table = table
         self.replay_data = replay

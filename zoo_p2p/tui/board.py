@@ -135,6 +135,13 @@ class BoardView(Widget, can_focus=True):
             self.cursor = sq
             self.post_message(self.Activated(sq))
 
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """The cursor follows the mouse, so the hints describe the square under it."""
+        off = event.get_content_offset(self)
+        sq = None if off is None else self.square_at(off.x, off.y)
+        if sq is not None:
+            self.cursor = sq
+
     def get_content_width(self, container: object, viewport: object) -> int:
         return WIDTH
 
@@ -190,6 +197,8 @@ class BoardView(Widget, can_focus=True):
                 left, right = " ", " "
                 if sq == self.selected:
                     left, right = "{", "}"
+                elif move is not None and state is not None and is_character_capture(state, move):
+                    left, right = "<", ">"
                 elif move is not None:
                     left, right = "[", "]"
                 if state is not None:

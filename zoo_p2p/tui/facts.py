@@ -7,7 +7,7 @@ text of a square, hints for legal targets, and the narration of a move.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -105,6 +105,25 @@ def glyphs_for(encoding: str | None) -> Glyphs:
     except (LookupError, UnicodeEncodeError):
         return ASCII
     return UTF8
+
+
+def locale_utf8(env: Mapping[str, str]) -> bool:
+    """False when the locale the user set is C/POSIX or names a charset other than UTF-8
+    (Python turns LANG=C into C.UTF-8 for itself; the terminal still cannot show UTF-8).
+
+    >>> locale_utf8({"LANG": "C"}), locale_utf8({"LANG": "en_GB.UTF-8"}), locale_utf8({})
+    (False, True, True)
+    """
+    lc_all, lc_ctype, lang = (env.get(k, "") for k in ("LC_ALL", "LC_CTYPE", "LANG"))
+    if not lc_all and lc_ctype == "C.UTF-8" and lang in ("C", "POSIX"):
+        return False
+    value = lc_all or lc_ctype or lang
+    if value in ("C", "POSIX"):
+        return False
+    if "." in value:
+        charset = value.split(".", 1)[1].split("@", 1)[0].replace("-", "").lower()
+        return charset == "utf8"
+    return True
 
 
 def turned(state: State) -> list[int]:

@@ -312,9 +312,9 @@ class GameScreen(Screen[None]):
         return Text(
             self.g.sep.join(
                 [
-                    "arrows+Enter or click: pick, then target",
+                    "arrows/click: pick, then target",
                     "3-6 hand",
-                    "Tab typing",
+                    "Tab: type",
                     "? moves",
                     "q quit",
                 ]

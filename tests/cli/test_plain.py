@@ -1,0 +1,181 @@
+"""The plain line mode's defects of issue 10, each held by a test: prompts, `b`, `q`, wording,
+the legend, hints that mark captures and mutant risk, peer-supplied names shown literally."""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from typer.testing import CliRunner
+
+from zoo_p2p.cli.app import app
+from zoo_p2p.cli.plain import ConsoleDriver, PlainDriver
+from zoo_p2p.cli.render import describe_move, hint_text, render_board
+from zoo_p2p.protocol.events import SeatInfo
+from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant
+
+PROMPT = "Your move (e.g. 5@C3, C3-C4; ? hints, b board, q quit): "
+
+
+@dataclass
+class FakeSession:
+    state: State
+    seat: int = 0
+    floor: None = None
+    seats: list[SeatInfo] = field(default_factory=list)
+
+
+@dataclass
+class FakeLink:
+    session: FakeSession
+    my_turn: bool = True
+    stopped: str | None = None
+    played: list[Move] = field(default_factory=list)
+
+    def play(self, move: Move) -> None:
+        self.played.append(move)
+        self.my_turn = False
+
+    def leave(self, reason: str) -> None:
+        self.stopped = reason
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> None:
+        fn()
+
+    def awaited(self) -> list[tuple[int, str]]:
+        return []
+
+
+def _game(seed: int = 1) -> State:
+    deal = KnownDeal.random(random.Random(seed), Variant.STANDARD)
+    return deal.new_state([Team.YELLOW, Team.BLUE], first_seat=0)
+
+
+def _driver() -> tuple[PlainDriver, FakeLink, io.StringIO]:
+    out = io.StringIO()
+    con = Console(file=out, width=100, no_color=True, highlight=False)
+    state = _game()
+    seats = [SeatInfo("you", bytes(32), Team.YELLOW), SeatInfo("[/]\x1b[31m", bytes(32), Team.BLUE)]
+    link = FakeLink(FakeSession(state.public(), seats=seats))
+    d = PlainDriver(con, stdin_fd=0)
+    d.on_started(link)  # type: ignore[arg-type]
+    d.on_turn(link)  # type: ignore[arg-type]
+    return d, link, out
+
+
+def test_a_message_never_lands_on_the_prompt_line_and_the_prompt_comes_back() -> None:
+    d, link, out = _driver()
+    assert out.getvalue().endswith(PROMPT)
+    d.on_notice("everyone is connected")
+    d.on_presence([True, False], link)  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert PROMPT + "\neveryone is connected\n" + PROMPT in text
+    assert "waiting for [/]\\u001b[31m (Blue)\n" + PROMPT in text  # literal, no markup, no ESC
+    assert text.endswith(PROMPT)
+
+
+def test_b_and_question_mark_end_with_the_prompt_and_the_legend_explains_the_columns() -> None:
+    d, link, out = _driver()
+    for line in ("b", "?", "Z9", ""):
+        start = len(out.getvalue())
+        d.on_line(line, link)  # type: ignore[arg-type]
+        assert out.getvalue().endswith(PROMPT), line
+        assert out.getvalue()[start:].count(PROMPT) == 1, line
+    text = " ".join(out.getvalue().split())
+    assert "'*' you" in text and "23 points from 7 Zoo cards taken" in text
+    assert "'Z9' is not a move" in text
+
+
+def test_q_asks_before_leaving() -> None:
+    d, link, out = _driver()
+    d.on_line("q", link)  # type: ignore[arg-type]
+    assert link.stopped is None and out.getvalue().endswith("anything else to stay: ")
+    d.on_line("n", link)  # type: ignore[arg-type]
+    assert link.stopped is None and out.getvalue().endswith(PROMPT)
+    d.on_line("q", link)  # type: ignore[arg-type]
+    d.on_line("y", link)  # type: ignore[arg-type]
+    assert link.stopped == "you left the game"
+
+
+def test_lobby_names_are_shown_literally() -> None:
+    out = io.StringIO()
+    d = ConsoleDriver(Console(file=out, width=120, no_color=True))
+    d.on_lobby([("[/]", "AB-CD", 0), ("[link=http://x]host[/link]", "EF", 1)], 3)
+    assert "[/]" in out.getvalue() and "[link=http://x]host[/link]" in out.getvalue()
+
+
+def _plain(r: object) -> str:
+    out = io.StringIO()
+    Console(file=out, width=200, no_color=True).print(r)
+    return out.getvalue()
+
+
+def test_wording_of_moves_mutants_and_the_mutant_count() -> None:
+    """'You send your 5', 'you lose your 5', 'Blue's 4' / 'your 4', never 'you (Yellow) sends'."""
+    rng = random.Random(7)
+    names = ["you", "bot"]
+    seen_mutant = seen_you_lose = False
+    for game in range(30):
+        state = KnownDeal.random(rng, Variant.STANDARD).new_state(
+            [Team.YELLOW, Team.BLUE], first_seat=game % 2
+        )
+        while not state.is_terminal():
+            move = rng.choice(state.legal_moves())
+            before = state.clone()
+            state.apply(move)
+            text = " ".join(
+                _plain(t) for t in describe_move(before, state, move, names, me=0)
+            ).replace("\n", " ")
+            assert "you (Yellow)" not in text and "sends your" not in text, text
+            if before.to_move == 0:
+                assert re.match(r"You (send|move) your \d", text), text
+            if "MUTANT" in text:
+                seen_mutant = True
+                if before.to_move == 0:
+                    seen_you_lose = True
+                    assert "you lose your" in text, text
+                else:
+                    assert "loses their" in text, text
+        board = _plain(render_board(state, names, me=0))
+        found = len(state.mutants_found)
+        assert (f"mutants: {found} of 4 found (the " in board) or (
+            found == 0 and "none of the 4 found yet" in board
+        ), board
+        if seen_you_lose:
+            break
+    assert seen_mutant and seen_you_lose
+
+
+def test_hints_mark_character_captures_and_mutant_risk() -> None:
+    state = _game(3)
+    assert "mutant risk when you take a 0: 1 in 10" in hint_text(state)
+    rng = random.Random(3)
+    for _ in range(20):
+        state = KnownDeal.random(rng, Variant.STANDARD).new_state([Team.YELLOW, Team.BLUE])
+        while not state.is_terminal():
+            takes = [
+                m
+                for m in state.legal_moves()
+                if isinstance(m, Step) and state.top(m.to).kind == "character"
+            ]
+            if takes:
+                victim = state.teams[state.top(takes[0].to).seat or 0].label
+                assert f"{takes[0]} (takes {victim}'s " in hint_text(state)
+                return
+            state.apply(rng.choice(state.legal_moves()))
+    raise AssertionError("no position with a character capture found")
+
+
+def test_hotseat_has_the_same_prompt_b_and_q() -> None:
+    r = CliRunner().invoke(
+        app, ["play", "--local", "--hotseat", "2", "--seed", "3"], input="b\nq\nn\nq\ny\n"
+    )
+    out = r.output
+    assert r.exit_code == 1, out
+    assert re.search(r"player [12] \((Yellow|Blue)\), your move \(e\.g\. 5@C3", out), out
+    assert "'*' you" in " ".join(out.split())  # the board with its legend after 'b'
+    assert "staying in the game" in out and "You left the game." in out

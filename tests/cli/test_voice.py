@@ -1,0 +1,150 @@
+"""One voice for the CLI (issue 10): options, --version, exit codes, no traceback, ASCII output,
+the headless bot game's scores, a bot that cannot start."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from zoo_p2p import __version__
+from zoo_p2p.cli import spawn
+from zoo_p2p.cli.app import app
+from zoo_p2p.cli.output import ascii_lookalike, fail, utf8_locale
+
+ZOO = [sys.executable, "-c", "from zoo_p2p.cli.app import main; main()"]
+runner = CliRunner()
+
+
+def _env(tmp: Path, **extra: str) -> dict[str, str]:
+    root = str(Path(__file__).resolve().parents[2])
+    return dict(os.environ, ZOO_HOME=str(tmp / "home"), PYTHONPATH=root, COLUMNS="80", **extra)
+
+
+def test_version_and_help_without_bool_metavars() -> None:
+    r = runner.invoke(app, ["--version"])
+    assert r.exit_code == 0 and r.output.strip() == f"zoo {__version__}"
+    for cmd in ("play", "host", "join", "bot", "resume", "verify", "replay", "arena"):
+        r = runner.invoke(app, [cmd, "--help"])
+        assert r.exit_code == 0, r.output
+        assert "<bool>" not in r.output and "BOOLEAN" not in r.output, (cmd, r.output)
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["play", "--local", "--level", "exper"], "unknown level 'exper'"),
+        (["host", "--port", "99999"], "99999 is not in the range"),
+        (["host", "--level", "wizard"], "unknown level 'wizard'"),
+        (["play", "--players", "2", "--bots", "2"], "--players 2"),
+        (["bot", "zoo://x", "--level", "peek"], "unknown level 'peek'"),
+    ],
+)
+def test_bad_values_are_usage_errors(args: list[str], words: str) -> None:
+    r = runner.invoke(app, args)
+    assert r.exit_code == 2, r.output
+    assert words in r.output and "Traceback" not in r.output
+
+
+def test_an_unexpected_error_is_one_line_never_a_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        fail(ValueError("boom"))
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    assert "internal error (ValueError: boom)" in err and "Traceback" not in err
+
+
+def test_locale_and_ascii_lookalikes() -> None:
+    assert not utf8_locale({"LANG": "C"})
+    assert not utf8_locale({"LANG": "C", "LC_CTYPE": "C.UTF-8"})  # Python's PEP 538 coercion
+    assert not utf8_locale({"LC_ALL": "en_US.ISO-8859-1"})
+    assert utf8_locale({"LANG": "en_GB.UTF-8"}) and utf8_locale({})
+    assert ascii_lookalike("you — 5@C3 → C4 … ▶ é") == "you - 5@C3 -> C4 ... > e"
+
+
+@pytest.mark.parametrize("env", [{"LANG": "C", "LC_ALL": ""}, {"PYTHONIOENCODING": "ascii"}])
+def test_non_utf8_output_is_ascii_and_never_raises(tmp_path: Path, env: dict[str, str]) -> None:
+    p = subprocess.run(
+        [*ZOO, "play", "--local", "--seed", "2", "--plain"],
+        input=b"?\nb\nq\ny\n",
+        capture_output=True,
+        env=_env(tmp_path, **env),
+        timeout=60,
+    )
+    assert p.returncode == 1, p.stderr.decode(errors="replace")
+    assert b"Traceback" not in p.stderr and b"UnicodeEncodeError" not in p.stderr
+    assert p.stdout.isascii(), p.stdout[:2000]
+    assert b"legal: send" in p.stdout and b"+---" in p.stdout  # ASCII boxes
+
+
+def test_headless_bot_game_prints_the_scores(tmp_path: Path) -> None:
+    p = subprocess.run(
+        [*ZOO, "host", "-p", "2", "--bots", "2", "--bind", "127.0.0.1", "--give-up", "30"],
+        capture_output=True,
+        env=_env(tmp_path, NO_COLOR="1"),
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    out = p.stdout.decode()
+    assert p.returncode == 0, out + p.stderr.decode()
+    assert "scores: host (" in out and ("(wins)" in out or "(shared win)" in out)
+    assert "audit: OK" in out
+
+
+def test_ctrl_c_exits_130(tmp_path: Path) -> None:
+    inv = tmp_path / "invite"
+    p = subprocess.Popen(
+        [*ZOO, "host", "--bind", "127.0.0.1", "--invite-file", str(inv), "-q"],
+        env=_env(tmp_path),
+        stdin=subprocess.PIPE,  # a human seat whose terminal stays open
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not inv.exists():
+            assert time.monotonic() < deadline and p.poll() is None, "no invite written"
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        assert p.wait(20) == 130
+        assert p.stderr is not None and b"Traceback" not in p.stderr.read()
+    finally:
+        if p.poll() is None:
+            p.kill()
+
+
+class _Link:
+    """Just enough of a peer for `watch_bots`: timers run at once, `leave` is recorded."""
+
+    session = None
+    stopped: str | None = None
+
+    def leave(self, reason: str) -> None:
+        self.stopped = reason
+
+    def call_later(self, delay: float, fn: object) -> None:
+        self.pending = fn
+
+
+def test_a_bot_that_cannot_start_is_named_and_stops_the_host(tmp_path: Path) -> None:
+    err = tmp_path / "bot1.err"
+    with err.open("wb") as f:
+        bad = subprocess.Popen(
+            [sys.executable, "-c", "import sys; sys.exit('unknown bot level: wizard')"], stderr=f
+        )
+    bad.wait(30)
+    link = _Link()
+    out = Console(record=True, width=200)
+    spawn.watch_bots(link, [bad], tmp_path, out)  # type: ignore[arg-type]
+    link.pending()  # type: ignore[operator]
+    assert link.stopped == "bot 1 could not start"
+    assert "bot 1 could not start: unknown bot level: wizard" in out.export_text()
