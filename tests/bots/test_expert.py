@@ -25,10 +25,10 @@ def test_expert_is_offered_and_peek_is_not() -> None:
 
 
 def _risky_three() -> tuple[list[int], list[str]]:
-    # ten 3s on top; eight are captured by the sends, so the two left hide the 3-mutant with
-    # chance 1/2 each: Yellow's 6 (or 5) taking B1 gains 3 and risks losing a 6 (or 5)
-    tops = tops_from(["33303", "00000", "31303", "12121", "32323"])
-    sends = ["6@A1", "6@E5", "5@C1", "5@C5", "4@E1", "4@A5", "3@A3", "3@E3"]
+    # ten 3s on top; nine are captured, so the last one (B1, next to Yellow's 6) surely hides
+    # the 3-mutant: taking it gains 3, loses the 6, and Red's 5 on B2 then takes the mutant
+    tops = tops_from(["33033", "23000", "31013", "12121", "32303"])
+    sends = ["6@A1", "5@B2", "5@E1", "6@E5", "4@E3", "4@A5", "3@C5", "3@A3", "E1-D1", "A3-A4"]
     return tops, sends
 
 
@@ -39,11 +39,12 @@ def test_avoids_a_capture_whose_mutant_risk_costs_more_than_it_gains(seed: int) 
     assert state.to_move == 0 and not state.hand(0)
     from zoo_p2p.bots.policy import public_odds
 
-    assert public_odds(state)[3] == 0.5
+    assert public_odds(state)[3] == 1.0
     b1 = parse_square("B1")
-    assert any(m.to == b1 for m in state.legal_moves())
+    assert parse_move("A1-B1") in state.legal_moves()
+    assert make_bot("greedy", seed=seed).choose(state) != parse_move("A1-B1")
     move = _expert(seed).choose(state)
-    assert move.to != b1, f"{move} takes the 3 on B1 with a 1/2 mutant risk"
+    assert move.to != b1, f"{move} takes the last 3, which surely hides the mutant"
 
 
 def _fork() -> list[str]:

@@ -218,7 +218,7 @@ def test_mutated_log_files_only_get_documented_verdicts(
                 continue
             entries[i] = raw
             entries = entries[: i + 1]
-        elif op == "flip" and entries[i]:  # (a cut may have left an empty entry)
+        elif op == "flip" and entries[i]:
             b = bytearray(entries[i])
             b[data.draw(st.integers(0, len(b) - 1))] ^= 1 << data.draw(st.integers(0, 7))
             entries[i] = bytes(b)
@@ -234,7 +234,7 @@ def test_mutated_log_files_only_get_documented_verdicts(
             entries = entries[: i + 1]
             entries[-1] = entries[-1][: data.draw(st.integers(0, len(entries[-1])))]
         elif op == "junk":
-            entries.insert(i, data.draw(st.binary(max_size=20)))
+            entries.insert(i, data.draw(st.binary(min_size=1, max_size=20)))
     path = tmp_path_factory.mktemp("fuzz") / "g.zoolog"
     path.write_bytes(b"".join(entries))
     report = audit_file(path)

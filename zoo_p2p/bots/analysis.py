@@ -38,6 +38,9 @@ DEFAULT_WORK = 20000
 MIN_VISITS = 8
 """Rounds (sampled deals) every compared move meets, at least."""
 
+FULL_GAME = 1000
+"""Playout length for the analysis: to the end of the game."""
+
 MARKS: tuple[tuple[float, str, str], ...] = (
     (BLUNDER, "blunder", "??"),
     (MISTAKE, "mistake", "?"),
@@ -123,12 +126,20 @@ def analyse_move(
     seat = pub.to_move
     if len(legal) == 1:
         return MoveMark(ply, seat, move, move, 0.0, 0.0, 0.0, 0.0, 0.0, "", "", True)
-    bot = ExpertBot(seed=seed, work=work)
-    stats = bot.evaluate(pub, focus=[move], min_visits=min_visits)
-    mine = next(s for s in stats if s.move == move)
-    # every move here met the same sampled deals (no halving when a focus is given): the best
-    # is the one with the highest expected margin
-    best = max(stats, key=lambda s: (s.margin, s.move == move))
+    # playouts to the very end: the figures are final margins and real win chances.
+    # Phase 1 finds the best move; phase 2 compares it with the move played on fresh deals, so
+    # the loss is not inflated by picking the luckiest of many noisy means.
+    search = ExpertBot(seed=seed, work=work * 3 // 5, rollout=FULL_GAME)
+    stats = search.evaluate(pub, focus=[move], min_visits=min_visits)
+    found = max(stats, key=lambda s: (s.margin, s.move == move)).move
+    if found == move:
+        mine = best = next(s for s in stats if s.move == move)
+    else:
+        check = ExpertBot(seed=seed + 1, work=work * 2 // 5, rollout=FULL_GAME)
+        pair = {s.move: s for s in check.evaluate(pub, only=[move, found], min_visits=min_visits)}
+        mine, best = pair[move], pair[found]
+        if mine.margin >= best.margin:
+            best = mine
     loss = 0.0 if best.move == move else best.margin - mine.margin
     mark, symbol = classify(loss)
     return MoveMark(

@@ -57,6 +57,13 @@ WIDTH = 12
 WORK_PER_CANDIDATE = 1500
 """Root candidates: the policy's best ``max(WIDTH, work / WORK_PER_CANDIDATE)`` moves."""
 
+ROLLOUT = 12
+"""Playout plies below a leaf before the score totals are read (fewer plies, more iterations)."""
+
+ITER_COST = 6
+"""Work charged per iteration on top of its plies: sampling and copying cost about six plies,
+so an equal ``work`` budget means about equal time against the ``hard`` bot."""
+
 Outcome = tuple[int, bool]
 """What a capture revealed: the exposed bottom value (-1: none) and whether it was the mutant."""
 
@@ -166,8 +173,9 @@ class ExpertBot:
         noise: float = 1.5,
         margin_weight: float = 0.5,
         explore: float = EXPLORE,
-        rollout: int = 1000,
+        rollout: int = ROLLOUT,
         width: int = WIDTH,
+        iter_cost: int = ITER_COST,
     ) -> None:
         self.think = DEFAULT_THINK if think is None else float(think)
         if self.think <= 0:
@@ -184,6 +192,7 @@ class ExpertBot:
         self.explore = explore
         self.rollout = rollout
         self.width = width
+        self.iter_cost = iter_cost
         self.last_iterations = 0
 
     # ------------------------------------------------------------------ the public interface
@@ -195,17 +204,30 @@ class ExpertBot:
         return self.evaluate(state)[0].move
 
     def evaluate(
-        self, state: State, focus: Iterable[Move] = (), min_visits: int = 0
+        self,
+        state: State,
+        focus: Iterable[Move] = (),
+        min_visits: int = 0,
+        *,
+        only: Iterable[Move] | None = None,
     ) -> list[MoveStats]:
         """Search and return the root moves that were searched, best first.
 
         With ``focus`` (the analysis) no candidate is dropped: every candidate, and each
         ``focus`` move, meets the same sampled deals, at least ``min_visits`` of them.
+        ``only`` compares exactly those moves (all legal) and no others.
         """
         pub, _moves = self._position(state)
         root = _Node(pub)
         focus = list(focus)
-        cands = self._candidates(root, focus)
+        if only is not None:
+            wanted = set(only)
+            cands = [i for i, (_s, m) in enumerate(root.moves) if m in wanted]
+            while len(root.edges) <= max(cands):
+                root.edges.append(_Edge(root.moves[len(root.edges)][0]))
+            focus = list(wanted)
+        else:
+            cands = self._candidates(root, focus)
         self._search(pub, root, cands, self._oracles(state), halving=not focus, floor=min_visits)
         edges = root.edges
         alive = max(edges[i].n for i in cands)
@@ -310,7 +332,7 @@ class ExpertBot:
                         nd.n += 1
                 iterations += 1
                 if work_left is not None:
-                    work_left -= plies + 2
+                    work_left -= plies + self.iter_cost
             rounds += 1
             if rounds >= floor and (
                 (work_left is not None and work_left <= 0)

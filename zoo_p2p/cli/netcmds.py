@@ -123,9 +123,10 @@ def host_cmd(
         str, typer.Option(metavar="SEAT", help="First player: 'random' (fair draw) or a seat 1-4.")
     ] = "random",
     port: o.Port = 0,
-    bind: o.Bind = "0.0.0.0",
+    bind: o.HostBind = None,
     address: Annotated[
-        str | None, typer.Option(metavar="ADDR", help="Address written in the invite.")
+        str | None,
+        typer.Option(metavar="ADDR", help="Address(es) written in the invite, comma-separated."),
     ] = None,
     log: o.LogOpt = None,
     name: o.Name = "host",
@@ -137,6 +138,9 @@ def host_cmd(
     identity: o.Identity = None,
     give_up: o.GiveUp = None,
     delay: o.Delay = 0.0,
+    announce: o.Announce = True,
+    upnp: o.Upnp = False,
+    qr: o.Qr = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
@@ -174,6 +178,9 @@ def host_cmd(
             driver=driver,
             console=con,
             bot_delay=delay,
+            announce=announce,
+            upnp=upnp,
+            qr=qr,
         )
 
     if own_bot:
@@ -201,7 +208,7 @@ def _host(
     variant: str,
     first: int | None,
     port: int,
-    bind: str,
+    bind: str | None,
     address: str | None,
     log_path: Path | None,
     name: str,
@@ -216,6 +223,9 @@ def _host(
     driver: "Driver",
     console: Console,
     bot_delay: float = 0.0,
+    announce: bool = True,
+    upnp: bool = False,
+    qr: bool = False,
 ) -> int:
     from zoo_p2p.cli.runners import HostPlan, run_host
     from zoo_p2p.rules import Variant
@@ -238,12 +248,15 @@ def _host(
         identity=identity,
         give_up=give_up,
         bot_delay=bot_delay,
+        announce=announce,
+        upnp=upnp,
+        qr=qr,
     )
     return run_host(plan, driver, console)
 
 
 def join_cmd(
-    invite: o.InviteArg,
+    invite: o.MaybeInvite = None,
     name: o.Name = "player",
     team: o.TeamOpt = None,
     log: o.LogOpt = None,
@@ -276,7 +289,7 @@ def join_cmd(
 
 
 def bot_cmd(
-    invite: o.InviteArg,
+    invite: o.MaybeInvite = None,
     level: o.Level = "greedy",
     think: o.Think = None,
     name: Annotated[

@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from zoo_p2p import storage
+from zoo_p2p.cli import lan
 from zoo_p2p.cli.spawn import reap, spawn_bots, watch_bots
 from zoo_p2p.driver import Driver
 from zoo_p2p.errors import NotationError, UsageError
@@ -202,7 +203,7 @@ class HostPlan:
     variant: Variant
     first: int | None
     port: int
-    bind: str
+    bind: str | None  # None: every reachable address (issue 11)
     address: str | None
     log_path: Path | None
     name: str
@@ -215,6 +216,9 @@ class HostPlan:
     identity: Path | None
     give_up: float | None
     bot_delay: float = 0.0
+    announce: bool = True  # advertise on the LAN (mDNS)
+    upnp: bool = False  # ask the router for a port mapping
+    qr: bool = False  # also draw the invite as a QR code
 
 
 def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
@@ -225,13 +229,18 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     key = load_key(plan.identity)
     if not plan.curve:
         console.print(Text("CURVE is off: traffic is readable on the network", style="red"))
+    where = lan.listen_plan(plan.bind, plan.address)
     files = GameFiles(
         plan.log_path,
-        storage.NetSidecar(role="host", port=plan.port, bind=plan.bind, curve=plan.curve),
+        storage.NetSidecar(
+            role="host", port=plan.port, bind=plan.bind or lan.AUTO, curve=plan.curve
+        ),
     )
+    lan_driver = lan.LanDriver(driver)
     opts = HostOptions(
         players=plan.players,
-        bind=plan.bind,
+        bind=where.bind,
+        also_bind=where.also_bind,
         port=plan.port,
         curve=plan.curve,
         name=plan.name,
@@ -240,18 +249,28 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     )
     host = Host(
         key=key,
-        driver=driver,
+        driver=lan_driver,
         make_session=session_factory(key),
         open_log=files.open_new,
         options=opts,
         make_genesis=genesis_factory(key, plan.variant, plan.first),
         fingerprint=fingerprint,
-        address=plan.address or (guess_address() if _open_addr(plan.bind) else plan.bind),
+        address=where.advertise[0],
+    )
+    console.print(Text(f"you are {plan.name} — fingerprint {fingerprint(raw_public(key))}"))
+    reach = lan.set_up_host(
+        console,
+        host,
+        where,
+        driver=lan_driver,
+        name=plan.name,
+        players=plan.players,
+        variant=plan.variant.value,
+        upnp=plan.upnp,
+        announce=plan.announce,
+        qr=plan.qr,
     )
     files.sidecar = dataclasses.replace(files.sidecar, port=host.port, invite=str(host.invite))
-    console.print(Text(f"you are {plan.name} — fingerprint {fingerprint(raw_public(key))}"))
-    console.print(Text("invite (give this to the other players):", style="bold"))
-    console.print(str(host.invite), soft_wrap=True)
     if plan.invite_file is not None:
         tmp = plan.invite_file.with_name(plan.invite_file.name + ".tmp")
         tmp.write_text(str(host.invite) + "\n")
@@ -260,11 +279,8 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     tmpdir = Path(tempfile.mkdtemp(prefix="zoo-bots-"))
     try:
         if plan.bots:  # our own bots come in over loopback whatever the invite says
-            local = (
-                dataclasses.replace(host.invite, host="127.0.0.1")
-                if _open_addr(plan.bind)
-                else host.invite
-            )
+            here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
+            local = host.invite.with_addresses([(here, host.port)])
             procs = spawn_bots(
                 local, plan.bots, plan.level, plan.bot_delay, tmpdir, think=plan.think
             )
@@ -275,11 +291,12 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     finally:
         reap(procs)
         shutil.rmtree(tmpdir, ignore_errors=True)
+        reach.close()
     return finish(host, outcome, files.path, console)
 
 
 def run_join(
-    invite_text: str,
+    invite_text: str | None,
     *,
     name: str,
     team: int | None,
@@ -291,11 +308,15 @@ def run_join(
     ephemeral: bool,
     curve: bool = True,
 ) -> int:
-    """Join a game with `driver` at our seat; resumes if `log_path` already holds it."""
-    try:
-        invite = Invite.parse(invite_text)
-    except InviteError as exc:
-        raise UsageError(str(exc)) from None
+    """Join a game with `driver` at our seat; resumes if `log_path` already holds it.
+    With no invite, look for games on the LAN and join the one picked (issue 11)."""
+    if invite_text is None:
+        invite = lan.pick_game(console, lan.BROWSE_SECONDS)
+    else:
+        try:
+            invite = Invite.parse(invite_text, allow_no_curve=not curve)
+        except InviteError as exc:
+            raise UsageError(str(exc)) from None
     key = load_key(identity, ephemeral=ephemeral)
     session: Session | None = None
     sink: storage.LogWriter | None = None
@@ -346,9 +367,11 @@ def run_resume(
     files = GameFiles(log_path, sidecar)
     link: Link
     if session.seat == 0:
+        where = lan.listen_plan(bind or sidecar.bind, None)
         opts = HostOptions(
             players=len(session.seats),
-            bind=bind or sidecar.bind,
+            bind=where.bind,
+            also_bind=where.also_bind,
             port=port or sidecar.port,
             curve=sidecar.curve,
             name=session.seats[0].name,
@@ -364,10 +387,11 @@ def run_resume(
             fingerprint=fingerprint,
             session=session,
             sink=sink,
-            address=guess_address() if _open_addr(opts.bind) else opts.bind,
+            address=where.advertise[0],
         )
-        console.print(f"resuming as host from entry {len(session.entries)}; invite:")
-        console.print(str(host.invite), soft_wrap=True)
+        host.invite = host.invite.with_addresses([(h, host.port) for h in where.advertise])
+        console.print(f"resuming as host from entry {len(session.entries)}")
+        lan.print_invite(console, host.invite)
         host.start_if_ready()
         link = host
     else:

@@ -1428,7 +1428,11 @@ class Joiner(Link):
                 log.warning("dropped a frame from the host: %s", shown(exc.reason))
                 continue
             self._last_rx = time.monotonic()
-            self._on_msg(msg)
+            try:
+                self._on_msg(msg)
+            except Exception:  # a bug must not let the host's message stop our game
+                self.dropped += 1
+                log.exception("dropped a message that made us fail")
             if self.stopped is not None:
                 return
 
@@ -1513,6 +1517,9 @@ class Joiner(Link):
                 )
             return  # nothing counts before a welcome that proves the host
         if kind == "lobby":
+            if self.session is not None:  # the lobby is over once the game has started
+                self.dropped += 1
+                return
             self.lobby_seats = [(n, f, t) for n, f, t in msg["seats"]]
             self.driver.on_lobby(self.lobby_seats, msg["need"])
         elif kind == "entries":

@@ -1,0 +1,101 @@
+"""Two machines on one simulated LAN (network namespaces made by the test): the host advertises,
+a joiner with no invite finds it and a bot game completes; with multicast blocked the joiner
+says so within a bounded time."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.net.harness import audit_file
+from tests.net.netns import NsProcs, lab, need, sh
+
+HOST_IP = "10.231.0.1"
+JOIN_IP = "10.231.0.2"
+
+
+def _host(p: NsProcs, ns: str, *extra: str) -> tuple[object, str]:
+    inv = p.tmp / "host.invite"
+    host = p.zoo_in(
+        ns,
+        "host",
+        "--players",
+        "2",
+        "--bot",
+        "greedy",
+        "--name",
+        "alice",
+        "--log",
+        str(p.tmp / "host.zoolog"),
+        "--invite-file",
+        str(inv),
+        "--give-up",
+        "30",
+        *extra,
+        name="host",
+    )
+    return host, p.invite_of(host, inv, "host")
+
+
+def test_lan_discovery_then_a_bot_game(tmp_path: Path) -> None:
+    with lab(tmp_path) as net:
+        a, b = net.machine("a"), net.machine("b")
+        net.wire(a, f"{HOST_IP}/24", b, f"{JOIN_IP}/24")
+        p = NsProcs(tmp_path)
+        try:
+            host, invite = _host(p, a)
+            assert f"{HOST_IP}:" in invite, invite
+            host_out = p.text("host")
+            assert "listening on" in host_out and HOST_IP in host_out, host_out
+            t0 = time.monotonic()
+            joiner = p.zoo_in(
+                b,
+                "bot",
+                "--level",
+                "greedy",
+                "--log",
+                str(tmp_path / "bot1.zoolog"),
+                "--give-up",
+                "20",
+                name="bot1",
+            )
+            assert p.wait(joiner, "bot1", 60) == 0, p.text("bot1") + p.text("host")
+            print(f"same LAN, discovered: game over after {time.monotonic() - t0:.2f} s")
+            assert p.wait(host, "host", 20) == 0, p.text("host")
+            out = p.text("bot1")
+            assert "alice" in out and invite.rsplit("/", 1)[1] in out, out
+            assert p.log("bot1") == p.log("host")
+            report = audit_file(tmp_path / "host.zoolog")
+            assert report.ok, report  # type: ignore[attr-defined]
+        finally:
+            p.close()
+
+
+def test_blocked_multicast_is_reported_in_bounded_time(tmp_path: Path) -> None:
+    with lab(tmp_path) as net:
+        a, b = net.machine("a"), net.machine("b")
+        net.wire(a, f"{HOST_IP}/24", b, f"{JOIN_IP}/24")
+        sh(
+            need("nft", "nftables"),
+            "-f",
+            "-",
+            ns=b,
+            stdin="table inet blockmdns {\n"
+            " chain o { type filter hook output priority 0; udp dport 5353 drop; }\n"
+            " chain i { type filter hook input priority 0; udp dport 5353 drop; }\n"
+            "}\n",
+        )
+        p = NsProcs(tmp_path)
+        try:
+            _host(p, a)
+            t0 = time.monotonic()
+            joiner = p.zoo_in(b, "bot", "--log", str(tmp_path / "bot1.zoolog"), name="bot1")
+            code = p.wait(joiner, "bot1", 20)
+            took = time.monotonic() - t0
+            out = " ".join(p.text("bot1").split())
+            assert code == 1, out
+            assert "no game found on the local network" in out and "zoo join INVITE" in out, out
+            assert "Traceback" not in out
+            assert took < 15, took
+        finally:
+            p.close()
