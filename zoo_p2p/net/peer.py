@@ -32,7 +32,7 @@ from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
 from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
-from zoo_p2p.errors import RemoteProtocolError, ZooError
+from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.liveness import Liveness
@@ -387,6 +387,10 @@ class Link(Liveness):
             except RemoteProtocolError as exc:
                 self.dropped += 1
                 log.warning("dropped entry %d from %s: %s", seq, shown(source), shown(exc.reason))
+                if self.mesh is not None and not isinstance(exc, CheatError):
+                    self.mesh.on_rejected(entry, exc)  # signed by its author: a proof?
+                    if self.stopped is not None:
+                        return None
                 continue
             gaps = [ev for ev in events if hasattr(ev, "expected_seq")]
             if gaps:
@@ -814,6 +818,11 @@ class Host(Link):
         for rid, conn in list(self.conns.items()):
             if conn.seat is not None and conn.seat != 0 and (to is None or conn.seat == to):
                 self._send(rid, msg)
+
+    def _on_resigned(self, seat: int, new_pub: bytes) -> None:
+        """The seat's stand-in says hello with its own key: seat it under that key."""
+        if seat < len(self.lobby):
+            self.lobby[seat].pub = new_pub
 
     def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
         """Claim votes and resignations go to every seat but the one they came from."""
