@@ -58,8 +58,8 @@ def seats_text(
         if presence is not None:
             up = presence[seat]
             out.append(f" {g.online if up else g.offline}", style="green" if up else "red")
-        if clocks is not None:
-            out.append(f" {clocks[seat]}")
+        if clocks is not None and clocks[seat]:
+            out.append(f" {clocks[seat]} left", style="bold")
         out.append(f"  {scores[seat].total} pts", style="bold")
         zoo = st.captured_zoo(seat)
         hand = " ".join(map(str, st.hand(seat))) or "none"
@@ -145,6 +145,11 @@ class GameScreen(Screen[None]):
         self.table.ui = self
         self.redraw()
         self.table.start()
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        if self.table.tick():
+            self.query_one("#seats", Static).update(self.seats_text(self.table.state))
 
     # ------------------------------------------------------------------ TableUI
     def moved(self, before: State, after: State, move: Move) -> None:

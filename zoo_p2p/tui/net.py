@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -52,6 +53,8 @@ class Snapshot:
     deal: DealView | None
     verdict: Text | None
     log_path: str | None
+    floor: tuple[int, str, int] | None = None  # (seat, kind, log length) of who owes an entry
+    allowed: int | None = None  # seconds the floor holder has for it (§10)
 
 
 def snapshot(link: GameLink) -> Snapshot:
@@ -195,6 +198,21 @@ class NetTable(Table):
         self.snap = snap
         self.shadow: State | None = snap.state
         self.presence = None
+        self.floor_since = time.monotonic()
+
+    def tick(self) -> bool:
+        """Recompute the clocks (once a second); True when they changed."""
+        f, allowed = self.snap.floor, self.snap.allowed
+        if f is None or allowed is None or self.snap.state is None:
+            changed = self.clocks is not None
+            self.clocks = None
+            return changed
+        left = max(0, int(allowed - (time.monotonic() - self.floor_since)))
+        clocks = ["" for _ in self.names]
+        clocks[f[0]] = f"{left // 60}:{left % 60:02d}"
+        changed = clocks != self.clocks
+        self.clocks = clocks
+        return changed
 
     @property
     def state(self) -> State:
@@ -203,7 +221,10 @@ class NetTable(Table):
 
     def update(self, snap: Snapshot) -> None:
         """New facts from the loop: narrate settled moves, then redraw."""
+        if snap.floor != self.snap.floor:
+            self.floor_since = time.monotonic()
         self.snap = snap
+        self.tick()
         st = snap.state
         if st is None or self.ui is None:
             return
