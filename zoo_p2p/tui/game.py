@@ -35,7 +35,10 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-LEGEND = "3 ? = a 3 on a hidden card; Y5 2 = Yellow's 5 on a 2; M4 = mutant (was a 4); [ ] = target"
+LEGEND = (
+    "3 ? = a 3 on a hidden card; Y5 2 = Yellow's 5 on a 2; M4 = mutant (was a 4); "
+    "[ ] = target; < > = takes a character; { } = picked"
+)
 
 
 def seats_text(
