@@ -347,12 +347,12 @@ def resume_cmd(
         str | None,
         typer.Option(
             "--level",
-            "--bot",
             callback=o.check_level,
             metavar="LEVEL",
             help="Let a bot of this level play our seat.",
         ),
     ] = None,
+    bot: Annotated[str | None, typer.Option("--bot", hidden=True, callback=o.check_level)] = None,
     identity: o.Identity = None,
     give_up: o.GiveUp = None,
     quiet: o.Quiet = False,
@@ -377,9 +377,10 @@ def resume_cmd(
             console=con,
         )
 
-    if level:
+    own = level or bot
+    if own:
         exit_with(
-            lambda: start(bot_driver(level, console, seed=None, delay=0.0, think=None), console)
+            lambda: start(bot_driver(own, console, seed=None, delay=0.0, think=None), console)
         )
     exit_with(lambda: run_human(plain, console, start))
 

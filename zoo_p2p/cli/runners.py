@@ -257,7 +257,9 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         fingerprint=fingerprint,
         address=where.advertise[0],
     )
-    console.print(Text(f"you are {plan.name} — fingerprint {fingerprint(raw_public(key))}"))
+    console.print(
+        Text(f"you are {shown(plan.name, 40)} — fingerprint {fingerprint(raw_public(key))}")
+    )
     reach = lan.set_up_host(
         console,
         host,
@@ -322,7 +324,7 @@ def run_join(
     sink: storage.LogWriter | None = None
     if log_path is not None and log_path.exists() and log_path.stat().st_size > 0:
         session, sink = resume_session(key, log_path)
-        console.print(f"resuming {log_path} from entry {len(session.entries)}")
+        console.print(Text(f"resuming {shown(log_path)} from entry {len(session.entries)}"))
     files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite)))
     joiner = Joiner(
         invite,
@@ -338,7 +340,10 @@ def run_join(
         sink=sink,
     )
     console.print(
-        f"joining {invite.host}:{invite.port} as {name} ({fingerprint(raw_public(key))})…"
+        Text(
+            f"joining {invite.host}:{invite.port} as {shown(name, 40)} "
+            f"({fingerprint(raw_public(key))})…"
+        )
     )
     joiner.catch_up()
     outcome = joiner.run()
@@ -362,7 +367,9 @@ def run_resume(
     session, sink = resume_session(key, log_path)
     if session.finished:
         sink.close()
-        console.print(f"{log_path} holds a finished game; see `zoo verify {log_path}`")
+        console.print(
+            Text(f"{shown(log_path)} holds a finished game; see `zoo verify {shown(log_path)}`")
+        )
         return 0
     files = GameFiles(log_path, sidecar)
     link: Link

@@ -32,12 +32,13 @@ from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
 from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
-from zoo_p2p.errors import RemoteProtocolError, ZooError
+from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite, format_address
 from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
+from zoo_p2p.protocol.crypto import check_public_key
 from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.text import seat_word, shown
 
@@ -112,6 +113,14 @@ def server_curve_keys(key: Ed25519PrivateKey) -> tuple[bytes, bytes]:
     """The host's CURVE (public, secret) pair in z85, derived from its identity (stable invites)."""
     secret = z85.encode(wire.derive_secret(raw_private(key), b"curve-server"))
     return zmq.curve_public(secret), secret
+
+
+def _key_ok(pub: bytes) -> bool:
+    try:
+        check_public_key(pub)
+    except ValueError:
+        return False
+    return True
 
 
 def _verify(pub: bytes, sig: bytes, data: bytes) -> bool:
@@ -378,6 +387,10 @@ class Link(Liveness):
             except RemoteProtocolError as exc:
                 self.dropped += 1
                 log.warning("dropped entry %d from %s: %s", seq, shown(source), shown(exc.reason))
+                if self.mesh is not None and not isinstance(exc, CheatError):
+                    self.mesh.on_rejected(entry, exc)  # signed by its author: a proof?
+                    if self.stopped is not None:
+                        return None
                 continue
             gaps = [ev for ev in events if hasattr(ev, "expected_seq")]
             if gaps:
@@ -806,6 +819,11 @@ class Host(Link):
             if conn.seat is not None and conn.seat != 0 and (to is None or conn.seat == to):
                 self._send(rid, msg)
 
+    def _on_resigned(self, seat: int, new_pub: bytes) -> None:
+        """The seat's stand-in says hello with its own key: seat it under that key."""
+        if seat < len(self.lobby):
+            self.lobby[seat].pub = new_pub
+
     def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
         """Claim votes and resignations go to every seat but the one they came from."""
         for rid, conn in list(self.conns.items()):
@@ -852,11 +870,8 @@ class Host(Link):
                 self._limit_fds(value)
             elif ev in (zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED):
                 self.fds.pop(value, None)
-            elif ev in (
-                zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL,
-                zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
-                zmq.EVENT_HANDSHAKE_FAILED_AUTH,
-            ):
+            elif ev in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_AUTH):
+                # (NO_DETAIL is a connection that went away mid-handshake, e.g. an address probe)
                 self._once(
                     "handshake",
                     "a joiner failed the secure handshake: the key in its invite is not this "
@@ -1042,6 +1057,12 @@ class Host(Link):
         if self.options.curve and hello.curve != curve:
             self.dropped += 1
             log.warning("dropped a hello whose CURVE key is not the link's")
+            return
+        try:
+            check_public_key(hello.pub)
+        except ValueError as exc:
+            self.dropped += 1
+            self._once("weakkey", f"dropped a hello with an unusable identity key: {exc}")
             return
         if not _verify(hello.pub, msg["sig"], wire.hello_signed_bytes(self.server_pub, hello)):
             self.dropped += 1
@@ -1479,7 +1500,7 @@ class Joiner(Link):
         kind = msg["t"]
         if kind == "welcome":
             data = wire.welcome_signed_bytes(self.invite.server_key, self._client_curve, msg["pub"])
-            if not _verify(msg["pub"], msg["sig"], data):
+            if not _key_ok(msg["pub"]) or not _verify(msg["pub"], msg["sig"], data):
                 self.dropped += 1
                 log.warning("dropped a welcome with a bad signature")
                 return
