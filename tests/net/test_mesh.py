@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.net.harness import Procs, audit_file, wait_for
 from zoo_p2p.net import evidence
 from zoo_p2p.storage import read_log
@@ -113,14 +115,18 @@ def test_a_withheld_reveal_comes_from_the_other_joiner_and_the_host_is_named(
     assert "holds back" not in other and "did not send" not in other
 
 
-def test_a_wrong_reveal_leaves_the_proof_on_every_honest_disk(procs: Procs) -> None:
-    """A joiner signs a reveal that contradicts its commitment: the host and the other joiner
-    each keep the proof, `zoo verify` names the cheater, and nobody reads 'host closed'."""
+@pytest.mark.parametrize("mode", ["badreveal", "illegal"])
+def test_a_wrong_reveal_or_an_illegal_move_leaves_the_proof_on_every_honest_disk(
+    procs: Procs, mode: str
+) -> None:
+    """A joiner signs a reveal that contradicts its commitment, or an illegal move: the host and
+    the other joiner each keep the proof, `zoo verify` names the cheater, and nobody reads
+    'host closed'."""
     host, invite = procs.host("--players", "3", "--bot", "greedy", "--delay", "0.03", "-v")
     honest = procs.bot(invite, "bot1", "--delay", "0.03", quiet=False)
     wait_for(lambda: "lobby: 2 of 3" in procs.text("bot1"), 15, "bot1 in the lobby")
     mallory = _evil(
-        procs, "join", "badreveal", invite, "--log", str(procs.tmp / "mallory.zoolog"), name="m"
+        procs, "join", mode, invite, "--log", str(procs.tmp / "mallory.zoolog"), name="m"
     )
     procs.wait(honest, "bot1")
     procs.wait(host, "host")

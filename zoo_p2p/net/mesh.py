@@ -287,6 +287,7 @@ class Mesh:
         self.verdict: Verdict | None = None
         self._last_heads = 0.0
         self.dropped = 0
+        self.direct_new = 0  # entries that reached our log first over a direct link
         owner.poller.register(self.router, zmq.POLLIN)
         owner.mesh_tunnel(self.card_msg, None)
 
@@ -546,6 +547,7 @@ class Mesh:
                 if start == len(held):
                     return
         gap = self.owner.deliver(start, entries, self.name(seat))
+        self.direct_new += len(self.session) - before
         self._note_accepted(before, now)
         self.heard(seat, start, entries)
         if gap is not None:
@@ -601,6 +603,16 @@ class Mesh:
         self.verdict = Verdict(conviction.seat, conviction.reason, self._keep(proof))
         self._broadcast_proof(proof)
         return self.verdict
+
+    def on_rejected(self, raw: bytes, exc: RemoteProtocolError) -> None:
+        """Our session refused `raw` without stopping (an illegal move, a lying result, an entry
+        out of turn…). If its author's own signature on our chain proves the fault, it is a
+        cheat like any other: proof, verdict, stop."""
+        if self.verdict is not None or evidence.convicted_by(self.session, raw, exc) is None:
+            return
+        verdict = self.on_cheat(raw)
+        if verdict is not None:
+            self.owner.mesh_stop(verdict)
 
     def _keep(self, proof: bytes) -> Path | None:
         path = self.owner.mesh_log_path()
@@ -698,6 +710,12 @@ class Mesh:
 
     def close(self) -> None:
         """Close our sockets (a short linger lets a last proof leave) and the ZAP handler."""
+        log.info(
+            "mesh: %d entries came first over direct links (%s); %d frames dropped",
+            self.direct_new,
+            ", ".join(self.name(p) for p in sorted(self.peers)),
+            self.dropped,
+        )
         with contextlib.suppress(KeyError):
             self.owner.poller.unregister(self.router)
         for p in self.peers.values():

@@ -32,7 +32,7 @@ from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
 from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
-from zoo_p2p.errors import RemoteProtocolError, ZooError
+from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.liveness import Liveness
@@ -378,6 +378,10 @@ class Link(Liveness):
             except RemoteProtocolError as exc:
                 self.dropped += 1
                 log.warning("dropped entry %d from %s: %s", seq, shown(source), shown(exc.reason))
+                if self.mesh is not None and not isinstance(exc, CheatError):
+                    self.mesh.on_rejected(entry, exc)  # signed by its author: a proof?
+                    if self.stopped is not None:
+                        return None
                 continue
             gaps = [ev for ev in events if hasattr(ev, "expected_seq")]
             if gaps:
