@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from zoo_p2p.errors import LocalProtocolError, RemoteProtocolError
 from zoo_p2p.net import wire
@@ -45,6 +46,7 @@ class Liveness:
     session: Session | None
     driver: Any
     dropped: int
+    _turn_at: int | None
 
     def _init_liveness(self) -> None:
         self._clock_len = -1  # log length when the floor last changed hands (as we saw it)
@@ -54,6 +56,8 @@ class Liveness:
         self._vote_sent = 0.0
         self._told_ending = False
         self.stand_in_keys: dict[int, bytes] = {}  # host: seat -> stand-in private key (raw)
+        self._stand_ins_started: set[int] = set()
+        self.stand_in_key: Ed25519PrivateKey | None = None  # we are a stand-in with this key
 
     # ----- hooks the transport implements -------------------------------------------------
     def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
@@ -80,6 +84,7 @@ class Liveness:
         s = self.session
         if s is None or s.stopped is not None:
             return
+        self._stand_in_tick()
         if s.ending is not None and not self._told_ending:
             self._told_ending = True
             self.driver.on_notice(s.outcome().describe(s.seats))
@@ -163,6 +168,34 @@ class Liveness:
             self.driver.on_notice("the game went on without our claim: we take it back")
 
     # ----- resignation ----------------------------------------------------------------------
+    def _on_resigned(self, seat: int, new_pub: bytes) -> None:
+        """A resignation is in our log: seat `seat` now speaks with `new_pub` (host: seat it)."""
+
+    def _stand_in_tick(self) -> None:
+        """Host: start the stand-in of a seat whose resignation is in the log (driver callback
+        `on_stand_in(seat, private_key_raw, link)`). Stand-in: take our seat once the
+        resignation that names our key is in our log."""
+        s = self.session
+        if s is None:
+            return
+        for seat in s.resigned:
+            if seat in self._stand_ins_started:
+                continue
+            self._stand_ins_started.add(seat)
+            self._on_resigned(seat, s.seat_key(seat))
+            key = self.stand_in_keys.get(seat)
+            start = getattr(self.driver, "on_stand_in", None)
+            if key is not None and start is not None:
+                start(seat, key, self)
+        if self.stand_in_key is not None and s.seat is None and s.resigned:
+            try:
+                seat = s.take_seat(self.stand_in_key)
+            except LocalProtocolError:
+                return
+            self.driver.on_notice(f"we play on in {seat_word(seat, s.seats[seat].team.label)}")
+            self._turn_at = None
+            self._advance(len(s))
+
     def resign(self, stand_in: bytes | None, stand_in_private: bytes = b"") -> Resignation:
         """Sign our resignation and send it (with the stand-in's private key, for the host)."""
         s = self.session
