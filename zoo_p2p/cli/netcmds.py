@@ -15,6 +15,7 @@ from rich.console import Console
 
 from zoo_p2p.cli import options as o
 from zoo_p2p.errors import UsageError, ZooError
+from zoo_p2p.protocol.liveness import DEFAULT_MOVE_TIME, DEFAULT_REVEAL_TIME
 
 if TYPE_CHECKING:
     from zoo_p2p.driver import Driver
@@ -141,6 +142,8 @@ def host_cmd(
     announce: o.Announce = True,
     upnp: o.Upnp = False,
     qr: o.Qr = False,
+    move_time: o.MoveTime = DEFAULT_MOVE_TIME,
+    reveal_time: o.RevealTime = DEFAULT_REVEAL_TIME,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
@@ -181,6 +184,8 @@ def host_cmd(
             announce=announce,
             upnp=upnp,
             qr=qr,
+            move_time=move_time,
+            reveal_time=reveal_time,
         )
 
     if own_bot:
@@ -226,6 +231,8 @@ def _host(
     announce: bool = True,
     upnp: bool = False,
     qr: bool = False,
+    move_time: int = DEFAULT_MOVE_TIME,
+    reveal_time: int = DEFAULT_REVEAL_TIME,
 ) -> int:
     from zoo_p2p.cli.runners import HostPlan, run_host
     from zoo_p2p.rules import Variant
@@ -251,6 +258,8 @@ def _host(
         announce=announce,
         upnp=upnp,
         qr=qr,
+        move_time=move_time,
+        reveal_time=reveal_time,
     )
     return run_host(plan, driver, console)
 
@@ -308,6 +317,7 @@ def bot_cmd(
     give_up: o.GiveUp = None,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
+    stand_in: Annotated[bool, typer.Option("--stand-in", hidden=True)] = False,
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
     setup_logging(verbose, quiet)
@@ -326,6 +336,7 @@ def bot_cmd(
             driver=bot_driver(level, console, seed=seed, delay=delay, think=think),
             console=console,
             ephemeral=True,
+            stand_in=stand_in,
         )
 
     exit_with(body)
