@@ -15,7 +15,6 @@ from rich.console import Console
 
 from zoo_p2p.cli import options as o
 from zoo_p2p.errors import UsageError, ZooError
-from zoo_p2p.protocol.liveness import DEFAULT_MOVE_TIME, DEFAULT_REVEAL_TIME
 
 if TYPE_CHECKING:
     from zoo_p2p.driver import Driver
@@ -98,6 +97,11 @@ def exit_with(run: Callable[[], int]) -> NoReturn:
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     raise typer.Exit(code)
+
+
+# PROTOCOL.md §10.1 defaults (zoo_p2p.protocol.liveness; not imported: `zoo --help` stays light)
+DEFAULT_MOVE_TIME = 300
+DEFAULT_REVEAL_TIME = 15
 
 
 def team_index(team: str | None) -> int | None:
