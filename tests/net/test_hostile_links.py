@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import msgpack
 import zmq
 from zmq.utils import z85
 
@@ -43,6 +44,11 @@ def _curve_dealer(
         s.setsockopt(zmq.ROUTING_ID, rid)
     s.connect(inv.endpoint)
     return s, z85.decode(pub)
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_kb(pid: int) -> int:
@@ -185,7 +191,11 @@ def test_a_crowd_of_silent_connections_is_dropped_and_the_game_goes_on(procs: Pr
                     poller.unregister(fd)
             return len(closed) == len(crowd)
 
+        t0 = time.monotonic()
+        cpu0 = _cpu_s(host.pid)
         wait_for(dropped, 30, "the host to drop 1,100 silent connections")
+        took = time.monotonic() - t0
+        print(f"CROWD dropped 1100 in {took:.1f} s, host CPU {_cpu_s(host.pid) - cpu0:.1f} s")
         bot = procs.bot(invite_text, "bot1")
         assert procs.wait(bot, "bot1") == 0, procs.text("bot1")
         assert procs.wait(host, "host") == 0, procs.text("host")
@@ -274,6 +284,7 @@ def test_resync_requests_are_rate_limited(procs: Procs) -> None:
                 if m["t"] == "entries" and m["from"] == 0:
                     answers += 1
         elapsed = time.monotonic() - t0
+        print(f"RESYNC answers={answers} of 3000 in {elapsed:.1f} s")
         assert answers <= 6 + 2 * elapsed + 1, answers
         s.close()
     finally:
@@ -281,3 +292,80 @@ def test_resync_requests_are_rate_limited(procs: Procs) -> None:
     assert procs.wait(bot, "bot1") == 0, procs.text("bot1")
     assert procs.wait(host, "host") == 0, procs.text("host")
     assert os.path.exists(procs.tmp / "host.zoolog")
+
+
+def _first_welcome(s: zmq.Socket[bytes]) -> dict[str, object]:
+    seen: list[dict[str, object]] = []
+
+    def got() -> bool:
+        if s.poll(50):
+            m = wire.unpack(s.recv())
+            if m["t"] == "welcome":
+                seen.append(m)
+        return bool(seen)
+
+    wait_for(got, 10, "a welcome")
+    return seen[0]
+
+
+def test_a_small_order_identity_key_gets_no_seat(procs: Procs) -> None:
+    """A hello from the identity point (anyone can sign for it: R = identity, S = 0) is dropped;
+    the knock that follows on the same link is answered, with no seat."""
+    host, invite_text = procs.host("--players", "3", "--bot", "greedy", "--verbose")
+    inv = Invite.parse(invite_text)
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    try:
+        s, curve = _curve_dealer(ctx, inv)
+        weak = b"\x01" + bytes(31)
+        hello = {
+            "t": "hello", "v": 1, "name": "nobody", "team": None, "pub": weak, "curve": curve,
+            "game": None, "have": 0, "sig": b"\x01" + bytes(63),
+        }  # fmt: skip
+        s.send(msgpack.packb(hello, use_bin_type=True))
+        s.send(wire.pack("knock", v=1))
+        assert _first_welcome(s)["seat"] is None
+    finally:
+        ctx.destroy(linger=0)
+    host.kill()
+    host.wait(5)
+    assert "small-order" in procs.text("host")
+
+
+def test_silent_links_are_dropped_and_one_identity_keeps_two_links(procs: Procs) -> None:
+    """A link that finishes the CURVE handshake but never says hello is dropped within the
+    hello timeout; a third link of one identity drops that identity's oldest link."""
+    host, invite_text = procs.host("--players", "3", "--bot", "greedy", "--verbose")
+    inv = Invite.parse(invite_text)
+    key = load_or_create_identity(procs.tmp / "p.pem")
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    try:
+
+        def watched() -> tuple[zmq.Socket[bytes], bytes, zmq.Socket[bytes]]:
+            s, curve = _curve_dealer(ctx, inv)
+            mon = s.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_SUCCEEDED)
+            return s, curve, mon
+
+        def saw(mon: zmq.Socket[bytes], event: int) -> bool:
+            from zmq.utils.monitor import recv_monitor_message
+
+            while mon.poll(50):
+                if recv_monitor_message(mon)["event"] == event:
+                    return True
+            return False
+
+        _silent, _, smon = watched()
+        wait_for(lambda: saw(smon, zmq.EVENT_HANDSHAKE_SUCCEEDED), 10, "the silent handshake")
+        t0 = time.monotonic()
+        links = []
+        for _ in range(3):
+            s, curve, mon = watched()
+            s.send(_hello(inv, key, curve, "p"))
+            assert _first_welcome(s)["seat"] == 1
+            links.append((s, mon))
+        wait_for(lambda: saw(links[0][1], zmq.EVENT_DISCONNECTED), 10, "the oldest link to go")
+        wait_for(lambda: saw(smon, zmq.EVENT_DISCONNECTED), 15, "the silent link to go")
+        assert time.monotonic() - t0 < 12
+    finally:
+        ctx.destroy(linger=0)
+    host.kill()
+    host.wait(5)

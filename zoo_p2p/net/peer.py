@@ -34,10 +34,11 @@ from zmq.utils import z85
 from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
 from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
-from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.invite import Invite, format_address
 from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
+from zoo_p2p.protocol.crypto import check_public_key
 from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.text import seat_word, shown
 
@@ -114,6 +115,14 @@ def server_curve_keys(key: Ed25519PrivateKey) -> tuple[bytes, bytes]:
     return zmq.curve_public(secret), secret
 
 
+def _key_ok(pub: bytes) -> bool:
+    try:
+        check_public_key(pub)
+    except ValueError:
+        return False
+    return True
+
+
 def _verify(pub: bytes, sig: bytes, data: bytes) -> bool:
     try:
         Ed25519PublicKey.from_public_bytes(pub).verify(sig, data)
@@ -127,10 +136,10 @@ def _bracket(addr: str) -> str:
 
 
 def _first_reachable(invite: Invite, driver: Driver) -> Invite:
-    """The invite reordered so that the first address that accepts a connection comes first."""
-    from zoo_p2p.net.invite import format_address, probe
+    """The invite reordered so that the first address where a handshake succeeds comes first."""
+    from zoo_p2p.net.invite import probe
 
-    winner, attempts = probe(invite.addresses)
+    winner, attempts = probe(invite)
     for a in attempts:
         log.info("address %s: %s", format_address(a.address), "ok" if a.ok else a.error)
     if winner is None:
@@ -861,11 +870,8 @@ class Host(Link):
                 self._limit_fds(value)
             elif ev in (zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED):
                 self.fds.pop(value, None)
-            elif ev in (
-                zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL,
-                zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
-                zmq.EVENT_HANDSHAKE_FAILED_AUTH,
-            ):
+            elif ev in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_AUTH):
+                # (NO_DETAIL is a connection that went away mid-handshake, e.g. an address probe)
                 self._once(
                     "handshake",
                     "a joiner failed the secure handshake: the key in its invite is not this "
@@ -1051,6 +1057,12 @@ class Host(Link):
         if self.options.curve and hello.curve != curve:
             self.dropped += 1
             log.warning("dropped a hello whose CURVE key is not the link's")
+            return
+        try:
+            check_public_key(hello.pub)
+        except ValueError as exc:
+            self.dropped += 1
+            self._once("weakkey", f"dropped a hello with an unusable identity key: {exc}")
             return
         if not _verify(hello.pub, msg["sig"], wire.hello_signed_bytes(self.server_pub, hello)):
             self.dropped += 1
@@ -1318,6 +1330,8 @@ class Joiner(Link):
         self.poller.register(self.monitor, zmq.POLLIN)
         if invite.also:  # several addresses: connect to the first that answers (issue 11)
             self.invite = invite = _first_reachable(invite, driver)
+        if ":" in invite.host:
+            self.sock.setsockopt(zmq.IPV6, 1)
         self.sock.connect(invite.endpoint)
         self._began = time.monotonic()
         self._last_rx = self._began
@@ -1480,13 +1494,13 @@ class Joiner(Link):
                 self._greet()
 
     def _where(self) -> str:
-        return f"{shown(self.invite.host, 80)}:{self.invite.port}"
+        return shown(format_address((self.invite.host, self.invite.port)), 90)
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
         kind = msg["t"]
         if kind == "welcome":
             data = wire.welcome_signed_bytes(self.invite.server_key, self._client_curve, msg["pub"])
-            if not _verify(msg["pub"], msg["sig"], data):
+            if not _key_ok(msg["pub"]) or not _verify(msg["pub"], msg["sig"], data):
                 self.dropped += 1
                 log.warning("dropped a welcome with a bad signature")
                 return
