@@ -34,7 +34,7 @@ from zmq.utils import z85
 from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
 from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
-from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.invite import Invite, format_address
 from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
@@ -136,10 +136,10 @@ def _bracket(addr: str) -> str:
 
 
 def _first_reachable(invite: Invite, driver: Driver) -> Invite:
-    """The invite reordered so that the first address that accepts a connection comes first."""
-    from zoo_p2p.net.invite import format_address, probe
+    """The invite reordered so that the first address where a handshake succeeds comes first."""
+    from zoo_p2p.net.invite import probe
 
-    winner, attempts = probe(invite.addresses)
+    winner, attempts = probe(invite)
     for a in attempts:
         log.info("address %s: %s", format_address(a.address), "ok" if a.ok else a.error)
     if winner is None:
@@ -1330,6 +1330,8 @@ class Joiner(Link):
         self.poller.register(self.monitor, zmq.POLLIN)
         if invite.also:  # several addresses: connect to the first that answers (issue 11)
             self.invite = invite = _first_reachable(invite, driver)
+        if ":" in invite.host:
+            self.sock.setsockopt(zmq.IPV6, 1)
         self.sock.connect(invite.endpoint)
         self._began = time.monotonic()
         self._last_rx = self._began
@@ -1492,7 +1494,7 @@ class Joiner(Link):
                 self._greet()
 
     def _where(self) -> str:
-        return f"{shown(self.invite.host, 80)}:{self.invite.port}"
+        return shown(format_address((self.invite.host, self.invite.port)), 90)
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
         kind = msg["t"]
