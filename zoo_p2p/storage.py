@@ -201,6 +201,8 @@ class LogReader:
         if not first:
             self.close()
             raise StopIteration
+        if self.count >= MAX_LOG_ENTRIES or start >= MAX_LOG_BYTES:  # a file that grew meanwhile
+            raise self._garbage(start, f"no game has more than {MAX_LOG_ENTRIES} entries")
         if first != b"\x92":
             raise self._garbage(start, f"starts with byte 0x{first[0]:02x}, not 0x92")
         tag = self._read(1)

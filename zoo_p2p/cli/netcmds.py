@@ -51,9 +51,18 @@ def run_human(plain: bool, console: Console, start: Start) -> int:
         if run_network is not None:
             code: int = run_network(start)
             return code
-    from zoo_p2p.cli.plain import PlainDriver
+    import logging
 
-    return start(PlainDriver(console), console)
+    from zoo_p2p.cli.plain import PlainDriver, SayHandler
+
+    driver = PlainDriver(console)
+    if sys.stderr.isatty() and sys.stdout.isatty():  # one terminal: logs go through the driver
+        root = logging.getLogger()
+        for h in list(root.handlers):
+            if isinstance(h, logging.StreamHandler):
+                root.removeHandler(h)
+        root.addHandler(SayHandler(driver))
+    return start(driver, console)
 
 
 def bot_driver(

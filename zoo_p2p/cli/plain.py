@@ -7,6 +7,7 @@ printed to a console (or nothing, when quiet).
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -341,3 +342,20 @@ class PlainDriver(ConsoleDriver):
             else:
                 self.refresh(link)
         self.prompt(link)
+
+
+class SayHandler(logging.Handler):
+    """Log records shown through a driver's `say` (so a warning never lands on the prompt
+    line): for the line mode when stdout and stderr are one terminal."""
+
+    def __init__(self, driver: ConsoleDriver) -> None:
+        super().__init__()
+        self.driver = driver
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Show one record, literally, dimmed."""
+        try:
+            self.driver.say(Text(shown(self.format(record), 500), style="dim"))
+        except Exception:  # pragma: no cover - logging must never raise
+            self.handleError(record)
