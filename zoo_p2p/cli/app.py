@@ -154,6 +154,7 @@ def replay(
             "--text", metavar="PATH", help="Write the compact text record (one move per line)."
         ),
     ] = None,
+    plain: o.Plain = False,
 ) -> None:
     """Step through a game log (or a text record) move by move: the board, reveals, the deal.
 
@@ -169,6 +170,15 @@ def replay(
     if is_text_record(log):
         view_text_record(log, at=at, dump=dump)
         return
+    from zoo_p2p.cli.netcmds import tui_entry, use_plain
+
+    if at is None and not dump and not use_plain(plain):
+        run_replay = tui_entry("run_replay")  # the full-screen replay (zoo_p2p.tui)
+        if run_replay is not None:
+            code = run_replay(log, analyse=analyse, plies=work, seed=seed)
+            if code:
+                raise typer.Exit(code)
+            return
     from zoo_p2p.cli.replay import replay_command
 
     replay_command(log, at=at, dump=dump, analysis=analyse, plies=work, seed=seed)

@@ -35,7 +35,10 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-LEGEND = "3 ? = a 3 on a hidden card; Y5 2 = Yellow's 5 on a 2; M4 = mutant (was a 4); [ ] = target"
+LEGEND = (
+    "3 ? = a 3 on a hidden card; Y5 2 = Yellow's 5 on a 2; M4 = mutant (was a 4); "
+    "[ ] = target; < > = takes a character; { } = picked"
+)
 
 
 def seats_text(
@@ -224,7 +227,8 @@ class GameScreen(Screen[None]):
             label = Text.assemble(seat_text(st, seat, self.table.names), " hand:")
             hand.show(label, st.hand(seat), self.pick_hand)
         else:
-            hand.show(Text("hand: (not your turn)", style="dim"), [], None)
+            over = self.table.state.is_terminal()
+            hand.show(Text("game over" if over else "hand: (not your turn)", style="dim"), [], None)
         self.query_one("#info", Static).update(self.info_text(st, targets))
         hist = (
             Text("\n").join([*self.history[:-1], self._last_entry()])

@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -27,19 +27,8 @@ from zoo_p2p.text import shown
 from zoo_p2p.tui.table import DealView, Ending, Table
 
 if TYPE_CHECKING:
-    from zoo_p2p.protocol.session import Session
+    from zoo_p2p.driver import GameLink, LobbyRow
     from zoo_p2p.tui.app import ZooApp
-
-LobbyRow = tuple[str, str, int]
-
-
-class GameLink(Protocol):
-    """The part of `zoo_p2p.driver.GameLink` this driver uses."""
-
-    @property
-    def session(self) -> Session | None: ...
-    def play(self, move: Move) -> None: ...
-    def leave(self, reason: str) -> None: ...
 
 
 @dataclass(frozen=True)
