@@ -277,3 +277,15 @@ def test_reshuffled_proof_chains_prove_nothing_or_convict_the_last_signer(
         return
     last = decode_entry(chain[-1])
     assert c.seat == last.seat and c.evidence[0] == chain[-1]
+
+
+def test_a_fork_between_two_logs_is_found_before_garbage_in_one(tmp_path: Path) -> None:
+    game, alt, _seat = _fork_case()
+    held = game.sessions[0].entries
+    s = decode_entry(alt).seq
+    a, b = tmp_path / "a.zoolog", tmp_path / "b.zoolog"
+    write_log(a, held)
+    b.write_bytes(b"".join([*held[:s], alt]) + b"\x01garbage")
+    res = CliRunner().invoke(_app(), ["verify", str(a), str(b)])
+    assert res.exit_code == 5, res.output  # b is rejected (garbage), and the fork is a cheat
+    assert f"signed two different entries for seq {s}" in res.output

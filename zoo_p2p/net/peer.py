@@ -66,6 +66,7 @@ HEARTBEAT_IVL_MS = 1000
 HEARTBEAT_TIMEOUT_MS = 3000
 HEARTBEAT_TTL_MS = 6000
 SNDHWM = 10_000
+RCVHWM = 1_000  # messages queued per link before libzmq stops reading its socket (≤ 1 GiB)
 NO_CURVE = bytes(32)  # the invite's key when the host runs without CURVE (debugging only)
 # Bounds on what any one client can make the host hold (protocol/TRANSPORT.md §9).
 HANDSHAKE_IVL_MS = 5000  # a TCP connection must finish the ZMTP/CURVE handshake within this
@@ -156,7 +157,7 @@ def _set_common(sock: zmq.Socket[bytes]) -> None:
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
     sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS)
     sock.setsockopt(zmq.SNDHWM, SNDHWM)
-    sock.setsockopt(zmq.RCVHWM, SNDHWM)
+    sock.setsockopt(zmq.RCVHWM, RCVHWM)
 
 
 def _leave_reason(outcome: Outcome | None) -> str:
@@ -369,18 +370,21 @@ class Link(Liveness):
         held = s.entries if start < before else []
         gap: int | None = None
         seen: list[Any] = []
+        foreign = 0
         for i, entry in enumerate(entries):
             seq = start + i
             if seq < len(held) and held[seq] == entry:
                 continue  # already have it (a relay echo or an overlapping resync)
             if 0 < seq < len(held) and not self._links_at(held, seq, entry):
                 self.dropped += 1
-                log.warning(
-                    "dropped entry %d from %s: it does not chain onto our log "
-                    "(another game's entry)",
-                    seq,
-                    shown(source),
-                )
+                if not foreign:
+                    log.warning(
+                        "dropped entry %d from %s: it does not chain onto our log "
+                        "(another game's entry)",
+                        seq,
+                        shown(source),
+                    )
+                foreign += 1
                 continue
             try:
                 events = s.receive(entry)
@@ -391,6 +395,11 @@ class Link(Liveness):
                     self.mesh.on_rejected(entry, exc)  # signed by its author: a proof?
                     if self.stopped is not None:
                         return None
+                if seq >= len(s):
+                    # nothing after a refused new entry can chain on: one signature check per
+                    # message at most, however many entries a hostile peer packs into it
+                    self.dropped += len(entries) - i - 1
+                    break
                 continue
             gaps = [ev for ev in events if hasattr(ev, "expected_seq")]
             if gaps:
