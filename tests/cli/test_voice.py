@@ -69,6 +69,7 @@ def test_locale_and_ascii_lookalikes() -> None:
     assert not utf8_locale({"LC_ALL": "en_US.ISO-8859-1"})
     assert utf8_locale({"LANG": "en_GB.UTF-8"}) and utf8_locale({})
     assert ascii_lookalike("you — 5@C3 → C4 … ▶ é") == "you - 5@C3 -> C4 ... > e"
+    assert ascii_lookalike("┌─┬┐│█") == "+-++|#"
 
 
 @pytest.mark.parametrize("env", [{"LANG": "C", "LC_ALL": ""}, {"PYTHONIOENCODING": "ascii"}])

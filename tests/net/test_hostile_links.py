@@ -369,3 +369,51 @@ def test_silent_links_are_dropped_and_one_identity_keeps_two_links(procs: Procs)
         ctx.destroy(linger=0)
     host.kill()
     host.wait(5)
+
+
+def test_a_seat_flooding_forged_entries_does_not_stall_or_bloat_the_host(procs: Procs) -> None:
+    """A second link of a seated player sends 1 MiB `entries` messages packed with entries whose
+    signatures fail, as fast as it can: each message costs the host one signature check, its
+    memory stays bounded, and the game finishes with logs that verify."""
+    host, invite_text = procs.host("--players", "2", "--bot", "greedy", "--delay", "0.05")
+    inv = Invite.parse(invite_text)
+    key_path = procs.tmp / "bot1.pem"
+    key = load_or_create_identity(key_path)
+    bot = procs.bot(invite_text, "bot1", "--identity", str(key_path))
+    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 6, 20, "the deal")
+    from zoo_p2p.storage import read_log
+
+    entries = read_log(procs.tmp / "host.zoolog").entries
+    forged = bytearray(max(entries[1:], key=len))
+    forged[-3] ^= 1  # the signature is at the end: it no longer holds
+    rss0 = _rss_kb(host.pid)
+    peak = rss0
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    sent = 0
+    try:
+        s, curve = _curve_dealer(ctx, inv)
+        s.sndhwm = 50
+        s.send(_hello(inv, key, curve, "bot1"))
+        _first_welcome(s)
+        n = max(1, min(wire.MAX_BATCH, (wire.MAX_FRAME - 1024) // (len(forged) + 8)))
+        end = time.monotonic() + 5
+        have = log_len(procs.tmp / "host.zoolog")
+        while time.monotonic() < end and host.poll() is None:
+            if sent % 20 == 0:
+                have = log_len(procs.tmp / "host.zoolog")
+            msg = wire.pack("entries", **{"from": have, "e": [bytes(forged)] * n})
+            try:
+                s.send(msg, flags=zmq.NOBLOCK)
+                sent += 1
+            except zmq.Again:
+                s.poll(10, zmq.POLLOUT)
+            peak = max(peak, _rss_kb(host.pid)) if sent % 10 == 0 else peak
+    finally:
+        ctx.destroy(linger=0)
+    growth = (peak - rss0) / 1024
+    print(f"ENTRIES-FLOOD sent={sent} messages of ~1 MiB, host peak growth {growth:.0f} MB")
+    assert growth < 300, growth
+    assert procs.wait(bot, "bot1", timeout=60) == 0, procs.text("bot1")
+    assert procs.wait(host, "host", timeout=30) == 0, procs.text("host")
+    assert procs.log("bot1") == procs.log("host")
+    assert audit_file(procs.tmp / "host.zoolog").ok  # type: ignore[attr-defined]

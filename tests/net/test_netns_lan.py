@@ -9,18 +9,19 @@ from pathlib import Path
 
 from tests.net.harness import audit_file
 from tests.net.netns import NsProcs, lab, need, sh
+from zoo_p2p.net.invite import Invite
 
-HOST_IP = "10.231.0.1"
-JOIN_IP = "10.231.0.2"
+HOST_IP, HOST_IP6 = "10.231.0.1", "fd00:231::1"
+JOIN_IP, JOIN_IP6 = "10.231.0.2", "fd00:231::2"
 
 
-def _host(p: NsProcs, ns: str, *extra: str) -> tuple[object, str]:
+def _host(p: NsProcs, ns: str, *extra: str, players: int = 2) -> tuple[object, str]:
     inv = p.tmp / "host.invite"
     host = p.zoo_in(
         ns,
         "host",
         "--players",
-        "2",
+        str(players),
         "--bot",
         "greedy",
         "--name",
@@ -38,15 +39,23 @@ def _host(p: NsProcs, ns: str, *extra: str) -> tuple[object, str]:
 
 
 def test_lan_discovery_then_a_bot_game(tmp_path: Path) -> None:
+    """3 seats: one joiner comes in over IPv6 with the invite, one finds the game by mDNS."""
     with lab(tmp_path) as net:
         a, b = net.machine("a"), net.machine("b")
-        net.wire(a, f"{HOST_IP}/24", b, f"{JOIN_IP}/24")
+        ia, ib = net.wire(a, f"{HOST_IP}/24", b, f"{JOIN_IP}/24")
+        sh("ip", "addr", "add", f"{HOST_IP6}/64", "dev", ia, "nodad", ns=a)
+        sh("ip", "addr", "add", f"{JOIN_IP6}/64", "dev", ib, "nodad", ns=b)
         p = NsProcs(tmp_path)
         try:
-            host, invite = _host(p, a)
-            assert f"{HOST_IP}:" in invite, invite
+            host, invite = _host(p, a, players=3)
+            assert f"{HOST_IP}:" in invite and f"[{HOST_IP6}]:" in invite, invite
             host_out = p.text("host")
-            assert "listening on" in host_out and HOST_IP in host_out, host_out
+            assert "listening on" in host_out and f"[{HOST_IP6}]:" in host_out, host_out
+            v6 = Invite.parse(invite)
+            v6 = v6.with_addresses([a for a in v6.addresses if a[0] == HOST_IP6])
+            over_v6 = p.zoo_in(
+                b, "bot", str(v6), "--log", str(tmp_path / "bot2.zoolog"), name="bot2"
+            )
             t0 = time.monotonic()
             joiner = p.zoo_in(
                 b,
@@ -60,11 +69,13 @@ def test_lan_discovery_then_a_bot_game(tmp_path: Path) -> None:
                 name="bot1",
             )
             assert p.wait(joiner, "bot1", 60) == 0, p.text("bot1") + p.text("host")
+            assert p.wait(over_v6, "bot2", 20) == 0, p.text("bot2")
             print(f"same LAN, discovered: game over after {time.monotonic() - t0:.2f} s")
             assert p.wait(host, "host", 20) == 0, p.text("host")
+            assert "failed the secure handshake" not in p.text("host")  # probes are clean
             out = p.text("bot1")
             assert "alice" in out and invite.rsplit("/", 1)[1] in out, out
-            assert p.log("bot1") == p.log("host")
+            assert p.log("bot1") == p.log("host") == p.log("bot2")
             report = audit_file(tmp_path / "host.zoolog")
             assert report.ok, report  # type: ignore[attr-defined]
         finally:

@@ -10,6 +10,7 @@ which have no link and no route to anything else, so no packet can leave them.
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -165,3 +166,28 @@ def test_no_upnp_daemon_says_so_and_gives_advice(tmp_path: Path) -> None:
 
 def test_router_that_refuses_says_so_and_gives_advice(tmp_path: Path) -> None:
     _advice_within_bound(tmp_path, daemon=True, why="refused")
+
+
+RENEW = """
+import sys
+import time
+from zoo_p2p.net.portmap import PortMapper
+pm = PortMapper(40777, lease=2, discover_ms=1000)
+m = pm.open()
+print("mapped", m.external_ip, m.external_port, m.lease, flush=True)
+deadline = time.monotonic() + 10
+while pm.renewals < 1 and time.monotonic() < deadline:
+    time.sleep(0.05)
+print("renewals", pm.renewals, flush=True)
+print("removed", pm.close(), flush=True)
+"""
+
+
+def test_the_lease_is_renewed_and_the_mapping_removed(tmp_path: Path) -> None:
+    with lab(tmp_path) as net:
+        home, router, _ = _router(net, daemon=True)
+        out = sh(sys.executable, "-c", RENEW, ns=home)
+        assert f"mapped {ROUTER_WAN} 40777 2" in out, out
+        assert "renewals 0" not in out and "removed True" in out, out
+        after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
+        assert "40777" not in after, after

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from tests.net.harness import ZOO, Procs
 from zoo_p2p.cli import lan
+from zoo_p2p.errors import ZooError
 from zoo_p2p.net.invite import Invite
 
 KEY = bytes(range(1, 33))
@@ -120,3 +121,17 @@ def test_a_loopback_host_says_where_it_listens_and_lists_only_that(procs: Procs)
     procs.wait(host2, "loud", 30)
     out = procs.text("loud")
     assert "listening on 127.0.0.1:" in out and "10." not in out.split("listening on")[1][:40]
+
+
+def test_an_invite_pasted_over_several_lines_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    inv = Invite(
+        host="10.0.0.5", port=4040, server_key=KEY, fingerprint=FP, also=(("fd00::5", 4040),)
+    )
+    lines = iter(["  junk", "", *(f"  {line} " for line in inv.lines(40))])
+    console = Console(file=io.StringIO(), width=80)
+    monkeypatch.setattr(console, "input", lambda prompt="": next(lines))
+    assert lan.paste_invite(console) == inv  # the junk is refused with a reason, then read
+    assert "not an invite" in console.file.getvalue()  # type: ignore[attr-defined]
+    monkeypatch.setattr(console, "input", lambda prompt="": "")
+    with pytest.raises(ZooError, match="no invite"):
+        lan.paste_invite(console)

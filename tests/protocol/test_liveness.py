@@ -267,3 +267,11 @@ def test_a_resignation_waits_for_what_the_resigner_had_seen() -> None:
         observer.receive(raw)
     with pytest.raises(RemoteProtocolError, match="cannot stand at"):
         observer.receive(early)
+
+
+def test_the_cli_defaults_are_the_protocol_defaults() -> None:
+    from zoo_p2p.cli import netcmds
+    from zoo_p2p.protocol import liveness
+
+    assert netcmds.DEFAULT_MOVE_TIME == liveness.DEFAULT_MOVE_TIME
+    assert netcmds.DEFAULT_REVEAL_TIME == liveness.DEFAULT_REVEAL_TIME

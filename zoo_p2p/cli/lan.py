@@ -139,10 +139,11 @@ def pick_game(console: Console, seconds: float, *, interactive: bool | None = No
             if found.trouble
             else "is the host on this network? mDNS multicast may be blocked here"
         )
-        raise ZooError(
-            f"no game found on the local network within {time.monotonic() - t0:.0f} s ({why}). "
-            "Ask the host for the invite and run: zoo join INVITE"
-        )
+        text = f"no game found on the local network within {time.monotonic() - t0:.0f} s ({why})."
+        if interactive:
+            console.print(Text(text, style="yellow"))
+            return paste_invite(console)
+        raise ZooError(f"{text} Ask the host for the invite and run: zoo join INVITE")
     open_games = [g for g in games if g.free > 0]
     show_games(console, games)
     if bad:
@@ -162,6 +163,37 @@ def pick_game(console: Console, seconds: float, *, interactive: bool | None = No
         )
     )
     return chosen.invite
+
+
+def paste_invite(console: Console) -> Invite:
+    """Read an invite pasted at the terminal, over as many lines as it takes (Enter alone: quit)."""
+    from zoo_p2p.net.invite import Invite, InviteError
+
+    console.print(Text("paste the invite the host gave you (an empty line to give up):"))
+    got = ""
+    while True:
+        try:
+            line = console.input("")
+        except EOFError:
+            line = ""
+        if not line.strip():
+            if got:
+                try:
+                    return Invite.parse(got)
+                except InviteError as exc:
+                    console.print(Text(f"that is not an invite: {exc}", style="yellow"))
+                    got = ""
+                    continue
+            raise ZooError("no invite given")
+        got += line[:4096]
+        if len(got) > 8192:
+            console.print(Text("that is far too long to be an invite; paste it again"))
+            got = ""
+            continue
+        try:
+            return Invite.parse(got)
+        except InviteError:
+            continue  # maybe the rest is on the next line
 
 
 def show_games(console: Console, games: list[Advert]) -> None:

@@ -51,9 +51,18 @@ def run_human(plain: bool, console: Console, start: Start) -> int:
         if run_network is not None:
             code: int = run_network(start)
             return code
-    from zoo_p2p.cli.plain import PlainDriver
+    import logging
 
-    return start(PlainDriver(console), console)
+    from zoo_p2p.cli.plain import PlainDriver, SayHandler
+
+    driver = PlainDriver(console)
+    if sys.stderr.isatty() and sys.stdout.isatty():  # one terminal: logs go through the driver
+        root = logging.getLogger()
+        for h in list(root.handlers):
+            if isinstance(h, logging.StreamHandler):
+                root.removeHandler(h)
+        root.addHandler(SayHandler(driver))
+    return start(driver, console)
 
 
 def bot_driver(
@@ -99,6 +108,11 @@ def exit_with(run: Callable[[], int]) -> NoReturn:
     raise typer.Exit(code)
 
 
+# PROTOCOL.md §10.1 defaults (zoo_p2p.protocol.liveness; not imported: `zoo --help` stays light)
+DEFAULT_MOVE_TIME = 300
+DEFAULT_REVEAL_TIME = 15
+
+
 def team_index(team: str | None) -> int | None:
     """0..3 for a team name checked by the option, None stays None."""
     return None if team is None else ("yellow", "blue", "green", "red").index(team)
@@ -141,6 +155,8 @@ def host_cmd(
     announce: o.Announce = True,
     upnp: o.Upnp = False,
     qr: o.Qr = False,
+    move_time: o.MoveTime = DEFAULT_MOVE_TIME,
+    reveal_time: o.RevealTime = DEFAULT_REVEAL_TIME,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
@@ -181,6 +197,8 @@ def host_cmd(
             announce=announce,
             upnp=upnp,
             qr=qr,
+            move_time=move_time,
+            reveal_time=reveal_time,
         )
 
     if own_bot:
@@ -226,6 +244,8 @@ def _host(
     announce: bool = True,
     upnp: bool = False,
     qr: bool = False,
+    move_time: int = DEFAULT_MOVE_TIME,
+    reveal_time: int = DEFAULT_REVEAL_TIME,
 ) -> int:
     from zoo_p2p.cli.runners import HostPlan, run_host
     from zoo_p2p.rules import Variant
@@ -251,6 +271,8 @@ def _host(
         announce=announce,
         upnp=upnp,
         qr=qr,
+        move_time=move_time,
+        reveal_time=reveal_time,
     )
     return run_host(plan, driver, console)
 
@@ -308,6 +330,7 @@ def bot_cmd(
     give_up: o.GiveUp = None,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
+    stand_in: Annotated[bool, typer.Option("--stand-in", hidden=True)] = False,
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
     setup_logging(verbose, quiet)
@@ -326,6 +349,7 @@ def bot_cmd(
             driver=bot_driver(level, console, seed=seed, delay=delay, think=think),
             console=console,
             ephemeral=True,
+            stand_in=stand_in,
         )
 
     exit_with(body)

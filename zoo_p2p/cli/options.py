@@ -115,6 +115,26 @@ GiveUp = Annotated[
     float | None,
     typer.Option("--give-up", min=0.1, metavar="SECONDS", help="Stop after this long alone."),
 ]
+MoveTime = Annotated[
+    int,
+    typer.Option(
+        "--move-time",
+        min=1,
+        max=86_400,
+        metavar="SECONDS",
+        help="How long a seat may think over a move before the others may claim the game.",
+    ),
+]
+RevealTime = Annotated[
+    int,
+    typer.Option(
+        "--reveal-time",
+        min=1,
+        max=86_400,
+        metavar="SECONDS",
+        help="How long a seat may take for what its software computes (reveals, seeds…).",
+    ),
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")]
 Plain = Annotated[

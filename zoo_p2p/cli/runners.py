@@ -10,13 +10,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import shutil
 import socket
 import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
@@ -24,9 +23,16 @@ from rich.text import Text
 
 from zoo_p2p import storage
 from zoo_p2p.cli import lan
-from zoo_p2p.cli.spawn import reap, spawn_bots, watch_bots
+from zoo_p2p.cli.spawn import (
+    bots_dir_for,
+    reap,
+    respawn,
+    spawn_bots,
+    spawn_stand_in,
+    watch_bots,
+)
 from zoo_p2p.driver import Driver
-from zoo_p2p.errors import NotationError, UsageError
+from zoo_p2p.errors import LocalProtocolError, NotationError, UsageError
 from zoo_p2p.net.invite import Invite, InviteError
 from zoo_p2p.net.peer import (
     Host,
@@ -43,6 +49,7 @@ from zoo_p2p.net.wire import NetError, derive_secret
 from zoo_p2p.protocol.audit import audit
 from zoo_p2p.protocol.crypto import fingerprint
 from zoo_p2p.protocol.events import SeatInfo
+from zoo_p2p.protocol.liveness import DEFAULT_MOVE_TIME, DEFAULT_REVEAL_TIME, Clocks
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
 from zoo_p2p.text import shown
@@ -104,9 +111,17 @@ def resume_session(key: Ed25519PrivateKey, path: Path) -> tuple[Session, storage
     entries = storage.read_log(path).entries
     if not entries:
         raise NetError(f"{path} holds no entries")
-    session = session_factory(key)(entries[0])
+    try:
+        session = session_factory(key)(entries[0])
+    except LocalProtocolError:  # a stand-in's key (PROTOCOL.md §10.4) is in no genesis seat
+        session = Session(entries[0])
     for e in entries[1:]:
         session.receive(e)
+    if session.seat is None:
+        try:
+            session.take_seat(key)
+        except LocalProtocolError:
+            raise NetError(f"{path}: our key plays no seat of this game") from None
     if len(session.entries) != len(entries):  # pragma: no cover - storage drops torn tails
         raise NetError(f"{path}: only {len(session.entries)} of {len(entries)} entries chain")
     return session, storage.LogWriter(path)
@@ -123,13 +138,13 @@ def parse_team(text: str | None) -> int | None:
 
 
 def genesis_factory(
-    key: Ed25519PrivateKey, variant: Variant, first: int | None
+    key: Ed25519PrivateKey, variant: Variant, first: int | None, clocks: Clocks | None = None
 ) -> Callable[[list[LobbySeat]], bytes]:
-    """A function lobby -> signed genesis."""
+    """A function lobby -> signed genesis (with the clocks of PROTOCOL.md §10)."""
 
     def make(lobby: list[LobbySeat]) -> bytes:
         seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
-        return Session.create_genesis(key, seats, variant, first, os.urandom(32))
+        return Session.create_genesis(key, seats, variant, first, os.urandom(32), clocks)
 
     return make
 
@@ -219,6 +234,8 @@ class HostPlan:
     announce: bool = True  # advertise on the LAN (mDNS)
     upnp: bool = False  # ask the router for a port mapping
     qr: bool = False  # also draw the invite as a QR code
+    move_time: int = DEFAULT_MOVE_TIME  # seconds per move before a claim (PROTOCOL.md §10)
+    reveal_time: int = DEFAULT_REVEAL_TIME  # seconds per reveal, seed, result…
 
 
 def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
@@ -253,7 +270,9 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         make_session=session_factory(key),
         open_log=files.open_new,
         options=opts,
-        make_genesis=genesis_factory(key, plan.variant, plan.first),
+        make_genesis=genesis_factory(
+            key, plan.variant, plan.first, Clocks(plan.move_time, plan.reveal_time)
+        ),
         fingerprint=fingerprint,
         address=where.advertise[0],
     )
@@ -278,23 +297,47 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         tmp.write_text(str(host.invite) + "\n")
         tmp.replace(plan.invite_file)
     procs: list[subprocess.Popen[bytes]] = []
-    tmpdir = Path(tempfile.mkdtemp(prefix="zoo-bots-"))
+    # our bots keep their keys and logs with the game, so `zoo resume` can restart them
+    bots_dir = bots_dir_for(plan.log_path)
+    files.sidecar = dataclasses.replace(
+        files.sidecar, bots_dir=str(bots_dir), bot_level=plan.level, bot_count=plan.bots
+    )
+    here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
+    local = host.invite.with_addresses([(here, host.port)])
+    _start_stand_ins(host, local, plan.level, bots_dir, procs)
     try:
         if plan.bots:  # our own bots come in over loopback whatever the invite says
-            here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
-            local = host.invite.with_addresses([(here, host.port)])
-            procs = spawn_bots(
-                local, plan.bots, plan.level, plan.bot_delay, tmpdir, think=plan.think
+            procs += spawn_bots(
+                local,
+                plan.bots,
+                plan.level,
+                plan.bot_delay,
+                bots_dir,
+                think=plan.think,
+                keep_keys=True,
             )
-            watch_bots(host, procs, tmpdir, console)
+            watch_bots(host, procs, bots_dir, console)
         console.print(f"waiting for {plan.players - 1} player(s) to join…")
         host.start_if_ready()
         outcome = host.run()
     finally:
         reap(procs)
-        shutil.rmtree(tmpdir, ignore_errors=True)
         reach.close()
+        if not any(bots_dir.iterdir()):
+            bots_dir.rmdir()
     return finish(host, outcome, files.path, console)
+
+
+def _start_stand_ins(
+    host: Host, invite: Invite, level: str, bots_dir: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    """A resigned seat's stand-in (PROTOCOL.md §10.4) is a bot we run, like `--bots`."""
+
+    def start(seat: int, key: bytes, link: Any) -> None:
+        procs.append(spawn_stand_in(invite, seat, key, level, bots_dir))
+        link.driver.on_notice(f"a {level} bot plays on in seat {seat + 1}")
+
+    host.stand_in_starter = start
 
 
 def run_join(
@@ -309,6 +352,7 @@ def run_join(
     console: Console,
     ephemeral: bool,
     curve: bool = True,
+    stand_in: bool = False,
 ) -> int:
     """Join a game with `driver` at our seat; resumes if `log_path` already holds it.
     With no invite, look for games on the LAN and join the one picked (issue 11)."""
@@ -339,6 +383,9 @@ def run_join(
         session=session,
         sink=sink,
     )
+    if stand_in:  # we play a resigned seat: watch the log until its resignation names our key
+        joiner.make_session = Session
+        joiner.stand_in_key = key
     console.print(
         Text(
             f"joining {invite.host}:{invite.port} as {shown(name, 40)} "
@@ -373,6 +420,7 @@ def run_resume(
         return 0
     files = GameFiles(log_path, sidecar)
     link: Link
+    procs: list[subprocess.Popen[bytes]] = []
     if session.seat == 0:
         where = lan.listen_plan(bind or sidecar.bind, None)
         opts = HostOptions(
@@ -399,6 +447,14 @@ def run_resume(
         host.invite = host.invite.with_addresses([(h, host.port) for h in where.advertise])
         console.print(f"resuming as host from entry {len(session.entries)}")
         lan.print_invite(console, host.invite)
+        here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
+        local = host.invite.with_addresses([(here, host.port)])
+        if sidecar.bots_dir and Path(sidecar.bots_dir).is_dir():
+            bots_dir = Path(sidecar.bots_dir)
+            procs = respawn(local, bots_dir, sidecar.bot_count, sidecar.bot_level)
+            if procs:
+                console.print(f"restarting our {len(procs)} bot(s)")
+            _start_stand_ins(host, local, sidecar.bot_level, bots_dir, procs)
         host.start_if_ready()
         link = host
     else:
@@ -429,5 +485,8 @@ def run_resume(
             sink=sink,
         )
         link.catch_up()
-    outcome = link.run()
+    try:
+        outcome = link.run()
+    finally:
+        reap(procs)
     return finish(link, outcome, log_path, console)

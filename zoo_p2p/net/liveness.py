@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgpack
@@ -58,6 +59,9 @@ class Liveness:
         self.stand_in_keys: dict[int, bytes] = {}  # host: seat -> stand-in private key (raw)
         self._stand_ins_started: set[int] = set()
         self.stand_in_key: Ed25519PrivateKey | None = None  # we are a stand-in with this key
+        # host: starts the bot of a resigned seat: (seat, private key raw, link); else the
+        # driver's `on_stand_in` if it has one
+        self.stand_in_starter: Callable[[int, bytes, Any], None] | None = None
 
     # ----- hooks the transport implements -------------------------------------------------
     def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
@@ -184,7 +188,7 @@ class Liveness:
             self._stand_ins_started.add(seat)
             self._on_resigned(seat, s.seat_key(seat))
             key = self.stand_in_keys.get(seat)
-            start = getattr(self.driver, "on_stand_in", None)
+            start = self.stand_in_starter or getattr(self.driver, "on_stand_in", None)
             if key is not None and start is not None:
                 start(seat, key, self)
         if self.stand_in_key is not None and s.seat is None and s.resigned:

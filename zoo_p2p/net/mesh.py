@@ -267,6 +267,8 @@ class Mesh:
             self.router.curve_secretkey = ssec
             self.router.curve_publickey = spub
             self.router.curve_server = True
+        if ":" in bind:
+            self.router.setsockopt(zmq.IPV6, 1)
         port = self.router.bind_to_random_port(f"tcp://{bind}")
         ep = f"tcp://{advertise}:{port}"
         skey, ckey = z85.decode(spub), z85.decode(cpub)
@@ -406,6 +408,7 @@ class Mesh:
         self._limits(dealer)
         dealer.setsockopt(zmq.RECONNECT_IVL, 100)
         dealer.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+        dealer.setsockopt(zmq.IPV6, 1)  # a card may carry an [IPv6] endpoint (issue 11)
         if self.curve:
             dealer.curve_publickey, dealer.curve_secretkey = self._client
             dealer.curve_serverkey = z85.encode(card.skey)
@@ -735,7 +738,7 @@ def advertise_for(host: str) -> tuple[str, str]:
     import socket
 
     try:
-        fam = socket.AF_INET6 if host.startswith("[") else socket.AF_INET
+        fam = socket.AF_INET6 if ":" in host else socket.AF_INET  # invites keep IPv6 bare
         with socket.socket(fam, socket.SOCK_DGRAM) as s:
             s.connect((host.strip("[]"), 9))
             addr: str = s.getsockname()[0]

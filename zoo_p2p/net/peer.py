@@ -34,7 +34,7 @@ from zmq.utils import z85
 from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
 from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
-from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.invite import Invite, format_address
 from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
@@ -66,6 +66,7 @@ HEARTBEAT_IVL_MS = 1000
 HEARTBEAT_TIMEOUT_MS = 3000
 HEARTBEAT_TTL_MS = 6000
 SNDHWM = 10_000
+RCVHWM = 1_000  # messages queued per link before libzmq stops reading its socket (≤ 1 GiB)
 NO_CURVE = bytes(32)  # the invite's key when the host runs without CURVE (debugging only)
 # Bounds on what any one client can make the host hold (protocol/TRANSPORT.md §9).
 HANDSHAKE_IVL_MS = 5000  # a TCP connection must finish the ZMTP/CURVE handshake within this
@@ -136,10 +137,10 @@ def _bracket(addr: str) -> str:
 
 
 def _first_reachable(invite: Invite, driver: Driver) -> Invite:
-    """The invite reordered so that the first address that accepts a connection comes first."""
-    from zoo_p2p.net.invite import format_address, probe
+    """The invite reordered so that the first address where a handshake succeeds comes first."""
+    from zoo_p2p.net.invite import probe
 
-    winner, attempts = probe(invite.addresses)
+    winner, attempts = probe(invite)
     for a in attempts:
         log.info("address %s: %s", format_address(a.address), "ok" if a.ok else a.error)
     if winner is None:
@@ -156,7 +157,7 @@ def _set_common(sock: zmq.Socket[bytes]) -> None:
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
     sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS)
     sock.setsockopt(zmq.SNDHWM, SNDHWM)
-    sock.setsockopt(zmq.RCVHWM, SNDHWM)
+    sock.setsockopt(zmq.RCVHWM, RCVHWM)
 
 
 def _leave_reason(outcome: Outcome | None) -> str:
@@ -369,18 +370,21 @@ class Link(Liveness):
         held = s.entries if start < before else []
         gap: int | None = None
         seen: list[Any] = []
+        foreign = 0
         for i, entry in enumerate(entries):
             seq = start + i
             if seq < len(held) and held[seq] == entry:
                 continue  # already have it (a relay echo or an overlapping resync)
             if 0 < seq < len(held) and not self._links_at(held, seq, entry):
                 self.dropped += 1
-                log.warning(
-                    "dropped entry %d from %s: it does not chain onto our log "
-                    "(another game's entry)",
-                    seq,
-                    shown(source),
-                )
+                if not foreign:
+                    log.warning(
+                        "dropped entry %d from %s: it does not chain onto our log "
+                        "(another game's entry)",
+                        seq,
+                        shown(source),
+                    )
+                foreign += 1
                 continue
             try:
                 events = s.receive(entry)
@@ -391,6 +395,11 @@ class Link(Liveness):
                     self.mesh.on_rejected(entry, exc)  # signed by its author: a proof?
                     if self.stopped is not None:
                         return None
+                if seq >= len(s):
+                    # nothing after a refused new entry can chain on: one signature check per
+                    # message at most, however many entries a hostile peer packs into it
+                    self.dropped += len(entries) - i - 1
+                    break
                 continue
             gaps = [ev for ev in events if hasattr(ev, "expected_seq")]
             if gaps:
@@ -1330,6 +1339,8 @@ class Joiner(Link):
         self.poller.register(self.monitor, zmq.POLLIN)
         if invite.also:  # several addresses: connect to the first that answers (issue 11)
             self.invite = invite = _first_reachable(invite, driver)
+        if ":" in invite.host:
+            self.sock.setsockopt(zmq.IPV6, 1)
         self.sock.connect(invite.endpoint)
         self._began = time.monotonic()
         self._last_rx = self._began
@@ -1492,7 +1503,7 @@ class Joiner(Link):
                 self._greet()
 
     def _where(self) -> str:
-        return f"{shown(self.invite.host, 80)}:{self.invite.port}"
+        return shown(format_address((self.invite.host, self.invite.port)), 90)
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
         kind = msg["t"]
