@@ -7,8 +7,9 @@
 
 - `equivocate`: the host signs two different moves for its first move's seq and sends one to
   every seat but the last, the other to the last seat (on every link it has to it).
-- `withhold`: the host never sends its own first reveal to the last seat (on any link, and
-  answers no request for it either).
+- `withhold`: the host never sends the last seat its own first reveal written 1.5 s or more
+  after the game started (on any link; it answers no request for it either). The wait lets
+  every direct link settle, as in any real game, before the lie.
 - `badreveal`: a joiner signs a reveal whose first link does not match its commitment and sends
   it to everyone, directly and through the host.
 - `illegal`: a joiner signs an illegal move (a step from a square it does not hold) instead of
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +67,7 @@ class EvilHost(Host):
         super().__init__(**kw)
         self.swap: dict[bytes, bytes] = {}
         self.withheld: bytes | None = None
+        self.t0 = float("inf")  # when the game (and our mesh) started
 
     @property
     def victim(self) -> int:
@@ -79,7 +82,8 @@ class EvilHost(Host):
         if self.mode == "withhold":
             for raw in _entries_in(data):
                 e = decode_entry(raw)
-                if self.withheld is None and e.seat == 0 and e.kind == Kind.REVEAL:
+                late = time.monotonic() - self.t0 > 1.5
+                if self.withheld is None and e.seat == 0 and e.kind == Kind.REVEAL and late:
                     self.withheld = raw
                 if raw == self.withheld:
                     return b""
@@ -93,6 +97,7 @@ class EvilHost(Host):
         return super()._send(rid, data)
 
     def _start_mesh(self) -> None:
+        self.t0 = time.monotonic()
         super()._start_mesh()
         if self.mesh is not None:
             self.mesh.outgoing = self.evil  # type: ignore[method-assign]

@@ -31,7 +31,7 @@ def _evil(procs: Procs, *args: str, name: str) -> subprocess.Popen[bytes]:
     return p
 
 
-def _evil_host(procs: Procs, mode: str) -> tuple[subprocess.Popen[bytes], str]:
+def _evil_host(procs: Procs, mode: str, delay: float = 0.03) -> tuple[subprocess.Popen[bytes], str]:
     inv = procs.tmp / "host.invite"
     p = _evil(
         procs,
@@ -40,7 +40,7 @@ def _evil_host(procs: Procs, mode: str) -> tuple[subprocess.Popen[bytes], str]:
         "--players",
         "3",
         "--delay",
-        "0.03",
+        str(delay),
         "--invite-file",
         str(inv),
         "--log",
@@ -99,10 +99,10 @@ def test_an_equivocating_host_is_caught_by_both_joiners(procs: Procs) -> None:
 def test_a_withheld_reveal_comes_from_the_other_joiner_and_the_host_is_named(
     procs: Procs,
 ) -> None:
-    """The host never sends its first reveal to seat 3: seat 3 gets it from seat 2 directly,
+    """The host withholds one of its reveals from seat 3: seat 3 gets it from seat 2 directly,
     the game completes everywhere, and seat 3 names the host, never the other joiner."""
-    _host, invite = _evil_host(procs, "withhold")
-    bots = [procs.bot(invite, f"bot{i}", "--delay", "0.03", quiet=False) for i in (1, 2)]
+    _host, invite = _evil_host(procs, "withhold", delay=0.12)
+    bots = [procs.bot(invite, f"bot{i}", "--delay", "0.12", quiet=False) for i in (1, 2)]
     for i, b in enumerate(bots, 1):
         assert procs.wait(b, f"bot{i}") == 0, procs.text(f"bot{i}")
     assert procs.log("bot1") == procs.log("bot2")
