@@ -293,7 +293,17 @@ class GameScreen(Screen[None]):
             t.append("\npick a hand card (3-6 or click it) or one of your characters")
         t.append("\n")
         t.append_text(self.odds_text(st))
-        t.append("\n" + LEGEND, style="dim")
+        if targets:  # every target with its hint: captures first, then the safest Zoo cards
+            t.append("\n")
+
+            def order(m: Move) -> tuple[int, float, int]:
+                top = st.top(m.to)
+                risk = 0.0 if top.kind != "zoo" else float(mutant_chance(st, top.value or 0))
+                return (0 if is_character_capture(st, m) else 1, risk, -(top.value or 0))
+
+            for m in sorted(targets.values(), key=order):
+                t.append(f"\n{square_name(m.to)} {target_hint(st, m)}")
+        t.append("\n\n" + LEGEND, style="dim")
         return t
 
     def odds_text(self, st: State) -> Text:

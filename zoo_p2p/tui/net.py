@@ -62,8 +62,19 @@ def snapshot(link: GameLink) -> Snapshot:
         verdict = verdict_text(report_for(s))
     sink = getattr(link, "sink", None)
     path = getattr(sink, "path", None)
+    f = s.floor
+    floor = None if f is None else (f.seat, str(f.kind), len(s.entries))
+    allowed = s.time_allowed() if f is not None else None
     return Snapshot(
-        st, names, s.seat, s.finished, deal, verdict, None if path is None else str(path)
+        st,
+        names,
+        s.seat,
+        s.finished,
+        deal,
+        verdict,
+        None if path is None else str(path),
+        floor,
+        allowed,
     )
 
 
@@ -111,7 +122,7 @@ class AppDriver:
             raw, self._pending = self._pending.split(b"\n", 1)
             line = raw.decode(errors="replace").strip()
             if line == "q":
-                link.leave("you left the game")
+                getattr(link, "resign_and_leave", link.leave)("you left the game")
                 return False
             try:
                 link.play(parse_move(line))
@@ -188,6 +199,13 @@ class NetTable(Table):
         self.shadow: State | None = snap.state
         self.presence = None
         self.floor_since = time.monotonic()
+
+    def start(self) -> None:
+        """Moves already played when the screen opened (a resumed game, a quick first mover)."""
+        st = self.snap.state
+        if st is not None and self.ui is not None:
+            for m in st.history:
+                self.ui.log_line(Text(str(m)))
 
     def tick(self) -> bool:
         """Recompute the clocks (once a second); True when they changed."""
