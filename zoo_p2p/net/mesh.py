@@ -311,6 +311,7 @@ class Mesh:
         self.dropped = 0
         self.direct_new = 0  # entries that reached our log first over a direct link
         self._greet = False  # publish every card we know at the next tick
+        self.started = time.monotonic()
         owner.mesh_tunnel(self.card_msg, None)
 
     @staticmethod
@@ -348,6 +349,10 @@ class Mesh:
         if seat == author:
             return True
         if p is None or now - p.up_at > LIVE or author >= len(p.up):
+            return False
+        if author == self.seat and now - self.started < 2 * LIVE:
+            # "it hears us" may still be about a publisher of ours from before a restart:
+            # trust it only once any such report has expired
             return False
         return p.up[author]
 
@@ -442,6 +447,13 @@ class Mesh:
             self.owner.poller.unregister(p.sub)
         self._by_sub.pop(p.sub, None)
         p.sub.close(linger=0)
+
+    def relinked(self, seat: int) -> None:
+        """`seat` said hello again on the host link (it may have restarted): until it reports
+        anew, assume it hears nobody directly, so the host relays everything to it."""
+        p = self.peers.get(seat)
+        if p is not None:
+            p.up, p.up_at = (), 0.0
 
     def cards_for(self) -> list[bytes]:
         """Every card we know (the host sends them to a joiner that says hello)."""
@@ -666,6 +678,7 @@ class Mesh:
                     self.publish(card)
             self.publish(head)
             self.owner.mesh_tunnel(head, None)
+            self.owner.mesh_tunnel(self.card_msg, None)  # the host may not have it (a restart)
         self._name_holders(now)
 
     def _name_holders(self, now: float) -> None:
@@ -697,6 +710,9 @@ class Mesh:
                 # the author had linked to us well before: its push to us cannot have raced
                 # the link's setup (it sends its card first on a new link)
                 and 0 < self.peers[author].first_heard <= t - HOLD_BACK
+                # and its publisher spoke well after: had it published the entry, that would
+                # have arrived first (a publisher keeps its order); a crashed author is silent
+                and self.peers[author].heard > t + HOLD_BACK / 2
                 and ("author", author) not in self._named
             ):
                 self._named.add(("author", author))
