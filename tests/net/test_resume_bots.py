@@ -75,3 +75,37 @@ def _zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
     except OSError:
         return True
+
+
+def test_q_in_a_three_seat_game_resigns_and_a_bot_plays_on(procs: Procs) -> None:
+    """A person types q, confirms, and leaves: its peer signs a resignation, the host runs a
+    stand-in bot under the key it names, and the game ends normally. Bound: 60 s."""
+    import subprocess
+
+    from tests.net.harness import ZOO
+
+    host, invite = procs.host("--players", "3", "--bots", "1", "--bot", "greedy", "--no-announce")
+    out = open(procs.tmp / "human.out", "wb")  # noqa: SIM115
+    args = ["join", invite, "--plain", "--name", "hum", "--log", str(procs.tmp / "hum.zoolog")]
+    human = subprocess.Popen(
+        [*ZOO, *args, "--identity", str(procs.tmp / "hum.key")],
+        stdin=subprocess.PIPE,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        env=procs.env,
+        cwd=procs.tmp,
+    )
+    out.close()
+    procs.procs.append(human)
+    text = lambda: (procs.tmp / "human.out").read_text(errors="replace")  # noqa: E731
+    wait_for(lambda: "q quit" in text() or human.poll() is not None, 40, "our turn")
+    assert human.stdin is not None
+    human.stdin.write(b"q\ny\n")
+    human.stdin.flush()
+    assert procs.wait(human, "human", timeout=20) == 1  # we left an unfinished game
+    assert "you resigned and a bot plays on in your seat" in text(), text()
+    assert "zoo resume" not in text()
+    procs.wait(host, "host", timeout=60)
+    r = audit_file(procs.tmp / "host.zoolog")
+    assert r.verdict == "ok", (r.fault_reason, procs.text("host"))  # type: ignore[attr-defined]
+    assert "resigned; a stand-in played on" in r.ending_text  # type: ignore[attr-defined]

@@ -331,7 +331,7 @@ class PlainDriver(ConsoleDriver):
         if self.confirming:
             self.confirming = False
             if line.strip().lower() in ("y", "yes", *QUIT_WORDS):
-                link.leave("you left the game")
+                getattr(link, "resign_and_leave", link.leave)("you left the game")
                 return
             self.out("staying in the game")
             self.prompt(link)

@@ -188,7 +188,7 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
         verdict = "ok: every signature, link, move, reveal and seed checks out"
     head, _, rest = verdict.partition(":")
     console.print(Text(f"audit: {head.upper()}" + (f" —{rest}" if rest else ""), style=style))
-    if not s.finished and path is not None:
+    if not s.finished and path is not None and not getattr(link, "resigned_self", False):
         console.print(Text(f"to continue this game: zoo resume {path}", style="bold"))
     if interrupted:
         return 130

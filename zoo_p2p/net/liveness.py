@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from zoo_p2p.errors import LocalProtocolError, RemoteProtocolError
 from zoo_p2p.net import wire
+from zoo_p2p.protocol.crypto import public_key_bytes
 from zoo_p2p.protocol.liveness import (
     Resignation,
     Vote,
@@ -32,6 +33,14 @@ if TYPE_CHECKING:
 log = logging.getLogger("zoo_p2p.net")
 
 VOTE_RESEND = 1.0  # seconds between re-sends of our vote while the claim is incomplete
+
+
+def _raw_private(key: Ed25519PrivateKey) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
 
 
 def _unpack(data: bytes) -> Any:
@@ -56,6 +65,7 @@ class Liveness:
         self._my_vote: Vote | None = None
         self._vote_sent = 0.0
         self._told_ending = False
+        self.resigned_self = False  # we signed our resignation (the exit says so, not "resume")
         self.stand_in_keys: dict[int, bytes] = {}  # host: seat -> stand-in private key (raw)
         self._stand_ins_started: set[int] = set()
         self.stand_in_key: Ed25519PrivateKey | None = None  # we are a stand-in with this key
@@ -172,6 +182,40 @@ class Liveness:
             self.driver.on_notice("the game went on without our claim: we take it back")
 
     # ----- resignation ----------------------------------------------------------------------
+    def leave(self, reason: str) -> None:
+        raise NotImplementedError
+
+    def resign_and_leave(self, reason: str) -> None:
+        """A person leaves for good (`q`, confirmed): a seated joiner in a game being played
+        signs its resignation first (PROTOCOL.md §10.4) — with 3–4 seats a bot that the host
+        runs takes the seat under a fresh key, with 2 the other seat wins. The host just leaves
+        (it relays the game: without it nothing goes on; `zoo resume` continues it)."""
+        s = self.session
+        if (
+            s is not None
+            and s.seat not in (None, 0)
+            and s.state is not None
+            and s.floor is not None
+            and not s.finished
+            and self.stand_in_key is None
+        ):
+            stand = Ed25519PrivateKey.generate() if len(s.seats) > 2 else None
+            try:
+                self.resign(
+                    None if stand is None else public_key_bytes(stand),
+                    b"" if stand is None else _raw_private(stand),
+                )
+            except LocalProtocolError as exc:
+                log.warning("could not resign: %s", exc)
+            else:
+                self.resigned_self = True
+                reason += (
+                    "; you resigned and a bot plays on in your seat"
+                    if stand is not None
+                    else "; you resigned: the other seat wins"
+                )
+        self.leave(reason)
+
     def _on_resigned(self, seat: int, new_pub: bytes) -> None:
         """A resignation is in our log: seat `seat` now speaks with `new_pub` (host: seat it)."""
 

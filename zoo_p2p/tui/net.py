@@ -122,7 +122,7 @@ class AppDriver:
             raw, self._pending = self._pending.split(b"\n", 1)
             line = raw.decode(errors="replace").strip()
             if line == "q":
-                link.leave("you left the game")
+                getattr(link, "resign_and_leave", link.leave)("you left the game")
                 return False
             try:
                 link.play(parse_move(line))
