@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from zoo_p2p.errors import LocalProtocolError, RemoteProtocolError
 from zoo_p2p.net import wire
 from zoo_p2p.protocol.crypto import public_key_bytes
+from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.protocol.liveness import (
     Resignation,
     Vote,
@@ -176,10 +177,22 @@ class Liveness:
         """While our vote binds us, entries beyond the floor holder's answer show that some seat
         went on with that answer: our claim cannot complete, so we take our vote back."""
         s = self.session
-        if s is not None and s.voted and start + len(entries) > len(s) + 1:
-            s.release_vote()
-            self._my_vote = None
-            self.driver.on_notice("the game went on without our claim: we take it back")
+        if s is None or not s.voted or start + len(entries) <= len(s) + 1 or s.floor is None:
+            return
+        claimed = s.floor.seat
+        for seq, raw in enumerate(entries, start):
+            if seq <= len(s):
+                continue
+            try:
+                author = decode_entry(raw).seat
+            except RemoteProtocolError:
+                continue
+            # the claimed seat's own follow-ups prove nothing; another voter's entry does
+            if author not in (claimed, s.seat):
+                s.release_vote()
+                self._my_vote = None
+                self.driver.on_notice("the game went on without our claim: we take it back")
+                return
 
     # ----- resignation ----------------------------------------------------------------------
     def leave(self, reason: str) -> None:
