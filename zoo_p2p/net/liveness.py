@@ -150,7 +150,18 @@ class Liveness:
 
     def _send_vote(self, vote: Vote, now: float) -> None:
         self._vote_sent = now
-        self._liveness_out(wire.pack("claim", vote=vote.to_bytes()), None)
+        data = vote.to_bytes()
+        self._liveness_out(wire.pack("claim", vote=data), None)
+        mesh = getattr(self, "mesh", None)
+        if mesh is not None:  # and on every direct link: a claim must not need the host
+            from zoo_p2p.net.mesh import pack as mesh_pack
+
+            for seat in list(mesh.peers):
+                mesh.send(seat, mesh_pack("vote", v=data))
+
+    def mesh_vote(self, seat: int, data: bytes) -> None:
+        """A claim vote that came on a direct link (zoo_p2p.net.mesh)."""
+        self._on_vote(seat, data)
 
     def _on_vote(self, seat: int | None, data: bytes) -> None:
         """A claim vote from a peer (the host relays it on if it holds)."""
