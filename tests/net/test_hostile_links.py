@@ -417,3 +417,73 @@ def test_a_seat_flooding_forged_entries_does_not_stall_or_bloat_the_host(procs: 
     assert procs.wait(host, "host", timeout=30) == 0, procs.text("host")
     assert procs.log("bot1") == procs.log("host")
     assert audit_file(procs.tmp / "host.zoolog").ok  # type: ignore[attr-defined]
+
+
+def test_a_host_sending_an_endless_multipart_message_is_cut_off() -> None:
+    """The joiner's side: a 'host' that greets (ZMTP by hand, NULL security) and then sends
+    frames with the MORE flag forever is cut off, and the joiner's memory stays bounded.
+    (libzmq's DEALER already resets such a connection after about 3.7 MiB; the joiner's own
+    TCP_INFO guard, like the host's, is the second line. In process: the joiner runs in the
+    test's thread; the evil host is a plain socket in another.)"""
+    from zoo_p2p.driver import NullDriver
+    from zoo_p2p.net.peer import Joiner, JoinOptions
+    from zoo_p2p.protocol.crypto import fingerprint
+
+    lsock = socket.create_server(("127.0.0.1", 0))
+    port = lsock.getsockname()[1]
+    result: dict[str, object] = {}
+
+    def evil_host() -> None:
+        conn, _ = lsock.accept()
+        conn.settimeout(5)
+        greeting = b"\xff" + b"\x00" * 8 + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\x00")
+        conn.sendall(greeting + b"\x00" * 32)
+        body = b"\x05READY" + bytes([11]) + b"Socket-Type" + struct.pack(">I", 6) + b"ROUTER"
+        conn.sendall(b"\x04" + bytes([len(body)]) + body)
+        part = b"\x03" + struct.pack(">Q", 1 << 16) + b"\x00" * (1 << 16)
+        sent = 0
+        try:
+            while sent < (1 << 30):
+                conn.sendall(part)
+                sent += len(part)
+        except OSError as exc:
+            result["cut"] = repr(exc)
+        result["sent"] = sent
+        conn.close()
+
+    t = threading.Thread(target=evil_host, daemon=True)
+    t.start()
+    key = __import__(
+        "cryptography.hazmat.primitives.asymmetric.ed25519", fromlist=["x"]
+    ).Ed25519PrivateKey.generate()
+    inv = Invite(
+        host="127.0.0.1", port=port, server_key=bytes(32), fingerprint="AAAA-BBBB-CCCC-DDDD"
+    )
+    joiner = Joiner(
+        inv,
+        key=key,
+        driver=NullDriver(),
+        make_session=lambda g: None,  # type: ignore[arg-type,return-value]
+        open_log=lambda s: None,  # type: ignore[arg-type,return-value]
+        fingerprint=fingerprint,
+        options=JoinOptions(curve=False, give_up=30),
+    )
+    rss0 = _rss_kb(os.getpid())
+    peak = rss0
+
+    def stop_when_cut() -> None:
+        nonlocal peak
+        peak = max(peak, _rss_kb(os.getpid()))
+        if "cut" in result or "sent" in result:
+            joiner.leave("test over")
+        else:
+            joiner.call_later(0.02, stop_when_cut)
+
+    joiner.call_later(0.02, stop_when_cut)
+    joiner.run(time.monotonic() + 20)
+    t.join(5)
+    lsock.close()
+    growth = (peak - rss0) / 1024
+    print(f"JOINER-FLOOD sent={int(result.get('sent', 0)) >> 20} MiB growth={growth:.1f} MB")
+    assert result.get("cut"), result
+    assert growth < 100, growth

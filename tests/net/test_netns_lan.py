@@ -4,10 +4,11 @@ says so within a bounded time."""
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
-from tests.net.harness import audit_file
+from tests.net.harness import audit_file, log_len, wait_for
 from tests.net.netns import NsProcs, lab, need, sh
 from zoo_p2p.net.invite import Invite
 
@@ -108,5 +109,52 @@ def test_blocked_multicast_is_reported_in_bounded_time(tmp_path: Path) -> None:
             assert "no game found on the local network" in out and "zoo join INVITE" in out, out
             assert "Traceback" not in out
             assert took < 15, took
+        finally:
+            p.close()
+
+
+SPOOF = """
+import sys, time
+from zoo_p2p.net.discovery import Announcer
+from zoo_p2p.net.invite import Invite
+real = Invite.parse(sys.argv[1])
+lie = Invite(host=real.host, port=real.port, server_key=real.server_key, fingerprint=sys.argv[2])
+a = Announcer(lie, name="alice", seats=2, taken=1, variant="standard",
+              interfaces=[real.host]).start()
+print("announced", a.wait(10), a.error, flush=True)
+time.sleep(30)
+"""
+
+
+def test_a_spoofed_advert_cannot_impersonate_the_host_it_names(tmp_path: Path) -> None:
+    """Mallory's own zoo host advertises itself as alice, with alice's fingerprint: the joiner
+    that picks it is refused by the fingerprint check and never takes a seat at Mallory's."""
+    alice_fp = "AAAA-BBBB-CCCC-DDDD"
+    with lab(tmp_path) as net:
+        m, b = net.machine("m"), net.machine("b")
+        net.wire(m, f"{HOST_IP}/24", b, f"{JOIN_IP}/24")
+        p = NsProcs(tmp_path)
+        try:
+            _, invite = _host(p, m, "--no-announce")
+            assert alice_fp not in invite
+            spoof = net.daemon(m, sys.executable, "-c", SPOOF, invite, alice_fp, name="spoof")
+            wait_for(
+                lambda: (
+                    "announced" in (tmp_path / "spoof.out").read_text() or spoof.poll() is not None
+                ),
+                15,
+                "the spoofed advert",
+            )
+            assert "announced True" in (tmp_path / "spoof.out").read_text()
+            joiner = p.zoo_in(
+                b, "bot", "--log", str(tmp_path / "bot1.zoolog"), "--give-up", "4", name="bot1"
+            )
+            code = p.wait(joiner, "bot1", 30)
+            out = " ".join(p.text("bot1").split())
+            assert code != 0, out
+            assert alice_fp in out and "fingerprint" in out.split(alice_fp, 1)[1], out
+            assert "Traceback" not in out
+            assert "joined" not in p.text("host")  # no seat taken at Mallory's table
+            assert not (tmp_path / "bot1.zoolog").exists() or log_len(tmp_path / "bot1.zoolog") == 0
         finally:
             p.close()

@@ -410,7 +410,9 @@ def _browse(seconds: float, interfaces: list[str] | None) -> tuple[list[Advert],
                     log.info("dropped an advert: %s", exc)
                     bad += 1
                     continue
-                if all(a.fingerprint != advert.fingerprint for a in found):
+                # adverts claiming one fingerprint are all kept (a spoofed one must not hide
+                # the real one); only the very same invite is listed once
+                if all(a.invite != advert.invite for a in found):
                     found.append(advert)
                     last_new = time.monotonic()
             quiet_for = time.monotonic() - last_new

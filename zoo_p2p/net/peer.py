@@ -187,9 +187,10 @@ def _srcfd(frame: Any) -> int:
         return -1
 
 
-def _our_tcp(fd: int, port: int) -> socket.socket | None:
-    """A duplicate of `fd` if it is a TCP connection accepted on our `port`, else None (an fd
-    number can be reused; we never touch anything but our own listener's connections)."""
+def _our_tcp(fd: int, port: int, remote: bool = False) -> socket.socket | None:
+    """A duplicate of `fd` if it is a TCP connection accepted on our `port` (or, `remote`, one
+    we made to that port), else None (an fd number can be reused; we never touch anything but
+    our own connections)."""
     try:
         sock = socket.socket(fileno=os.dup(fd))
     except OSError:
@@ -198,7 +199,7 @@ def _our_tcp(fd: int, port: int) -> socket.socket | None:
         if (
             sock.family in (socket.AF_INET, socket.AF_INET6)
             and sock.type == socket.SOCK_STREAM
-            and sock.getsockname()[1] == port
+            and (sock.getpeername() if remote else sock.getsockname())[1] == port
         ):
             return sock
     except OSError:
@@ -220,9 +221,9 @@ def _peer_of(fd: int) -> str:
         sock.close()
 
 
-def _shutdown_tcp(fd: int, port: int) -> bool:
+def _shutdown_tcp(fd: int, port: int, remote: bool = False) -> bool:
     """Shut down the TCP connection behind libzmq's `fd` (libzmq sees the end and closes it)."""
-    sock = _our_tcp(fd, port)
+    sock = _our_tcp(fd, port, remote)
     if sock is None:
         return False
     try:
@@ -234,11 +235,11 @@ def _shutdown_tcp(fd: int, port: int) -> bool:
         sock.close()
 
 
-def _tcp_bytes_received(fd: int, port: int) -> int | None:
+def _tcp_bytes_received(fd: int, port: int, remote: bool = False) -> int | None:
     """How many bytes the kernel has received on that TCP connection (Linux TCP_INFO)."""
     if not hasattr(socket, "TCP_INFO"):
         return None
-    sock = _our_tcp(fd, port)
+    sock = _our_tcp(fd, port, remote)
     if sock is None:
         return None
     try:
@@ -1353,6 +1354,10 @@ class Joiner(Link):
         self._status_at = self._began + FIRST_STATUS - options.status_every  # first after 2 s
         self._client_curve = self.curve_pub if options.curve else bytes(32)
         self._host_seats: list[SeatPresence] = []
+        self._fd = -1  # libzmq's file descriptor of our connection to the host (flood guard)
+        self._fd_seen = 0
+        self._last_watch = 0.0
+        self._idle_wake = WATCH_EVERY
         if not options.curve:  # no handshake event to wait for with NULL security
             self._greet()
 
@@ -1442,9 +1447,12 @@ class Joiner(Link):
             return
         for _ in range(1000):
             try:
-                frames = self.sock.recv_multipart(flags=zmq.NOBLOCK)
+                parts = self.sock.recv_multipart(flags=zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return
+            frames = [p.bytes for p in parts]
+            if _srcfd(parts[-1]) == self._fd:
+                self._fd_seen += sum(len(f) + 64 for f in frames)
             if len(frames) != 1:
                 self.dropped += 1
                 continue
@@ -1499,8 +1507,10 @@ class Joiner(Link):
                 if self.host_up or self.host_pub is not None:
                     self.driver.on_notice("lost the host; reconnecting…")
                 self.host_up = False
-            elif ev == zmq.EVENT_CONNECTED and not self.options.curve:
-                self._greet()
+            elif ev == zmq.EVENT_CONNECTED:
+                self._fd, self._fd_seen = int(event["value"]), 0
+                if not self.options.curve:
+                    self._greet()
 
     def _where(self) -> str:
         return shown(format_address((self.invite.host, self.invite.port)), 90)
@@ -1649,8 +1659,25 @@ class Joiner(Link):
         self._sync_asked = (seq, now)
         self._send(wire.pack("sync", **{"from": seq}))
 
+    def _watch_host(self, now: float) -> None:
+        """Cut the connection if the host sends bytes that never become a message (an endless
+        multipart message sits inside libzmq); the DEALER then reconnects by itself."""
+        self._last_watch = now
+        if self._fd < 0:
+            return
+        got = _tcp_bytes_received(self._fd, self.invite.port, remote=True)
+        flooded = got is not None and got - self._fd_seen > FLOOD_SLACK
+        if flooded and _shutdown_tcp(self._fd, self.invite.port, remote=True):
+            self._fd = -1
+            self.dropped += 1
+            msg = f"the host sent {(got or 0) >> 20} MiB that are no message; reconnecting"
+            log.warning("%s", msg)
+            self.driver.on_notice(msg)
+
     def tick(self, now: float) -> None:
         """Ping the host when idle, notice its silence, say we are done at the end."""
+        if now - self._last_watch >= WATCH_EVERY:
+            self._watch_host(now)
         if self.host_pub is None:
             self._tick_unanswered(now)
             return
