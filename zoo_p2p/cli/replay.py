@@ -46,9 +46,7 @@ from zoo_p2p.rules import Move, State, square_name
 from zoo_p2p.storage import LogReader
 from zoo_p2p.text import seat_word, shown
 
-KEYS = (
-    "[Enter]/n next move · b back one move · <N> or j N jump to move N · s start · e end · q quit"
-)
+KEYS = "Enter/n next move · b back one · N or j N: move N · s start · e end · q quit"
 
 MARK_STYLE = {"inaccuracy": "yellow", "mistake": "bold yellow", "blunder": "bold red"}
 
