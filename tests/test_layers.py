@@ -98,3 +98,11 @@ def test_only_tui_imports_textual_and_tui_never_imports_typer_or_zmq() -> None:
         )
         up = {m for m in imports(f) if m.startswith(("zoo_p2p.cli", "zoo_p2p.net"))}
         assert not up, f"{f.relative_to(PKG)} imports {up}"
+
+
+def test_export_is_pure_string_building() -> None:
+    for f in files("export"):
+        bad = {m for m in imports(f) if m.split(".")[0] in IMPURE | {"rich", "textual"}}
+        assert not bad, f"{f.relative_to(PKG)} imports {bad}"
+        up = {m for m in imports(f) if m.startswith(("zoo_p2p.net", "zoo_p2p.cli", "zoo_p2p.tui"))}
+        assert not up, f"{f.relative_to(PKG)} imports {up}"

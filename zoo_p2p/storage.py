@@ -201,6 +201,8 @@ class LogReader:
         if not first:
             self.close()
             raise StopIteration
+        if self.count >= MAX_LOG_ENTRIES or start >= MAX_LOG_BYTES:  # a file that grew meanwhile
+            raise self._garbage(start, f"no game has more than {MAX_LOG_ENTRIES} entries")
         if first != b"\x92":
             raise self._garbage(start, f"starts with byte 0x{first[0]:02x}, not 0x92")
         tag = self._read(1)
@@ -520,6 +522,9 @@ class NetSidecar:
     bind: str = "0.0.0.0"
     curve: bool = True
     invite: str | None = None
+    bots_dir: str | None = None  # host: where its bots' keys (0600) and logs live (issue 9)
+    bot_level: str = "greedy"
+    bot_count: int = 0
 
     def to_json(self) -> str:
         """The sidecar's text."""
@@ -536,12 +541,16 @@ class NetSidecar:
         role, port, bind, curve, invite = (
             d.get(k) for k in ("role", "port", "bind", "curve", "invite")
         )
+        bots_dir, level, count = (d.get(k) for k in ("bots_dir", "bot_level", "bot_count"))
         return cls(
             role=role if isinstance(role, str) else "join",
             port=port if isinstance(port, int) and not isinstance(port, bool) else 0,
             bind=bind if isinstance(bind, str) else "0.0.0.0",
             curve=curve if isinstance(curve, bool) else True,
             invite=invite if isinstance(invite, str) else None,
+            bots_dir=bots_dir if isinstance(bots_dir, str) else None,
+            bot_level=level if isinstance(level, str) else "greedy",
+            bot_count=count if isinstance(count, int) and 0 <= count <= 4 else 0,
         )
 
 

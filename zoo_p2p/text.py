@@ -27,7 +27,7 @@ def shown(text: object, limit: int = 200) -> str:
     >>> shown("x" * 10, limit=4)
     'xxxx…'
     """
-    s = text if isinstance(text, str) else repr(text)
+    s = text if isinstance(text, str) else str(text)
     out: list[str] = []
     size = 0
     for ch in s:

@@ -78,6 +78,21 @@ def test_a_message_never_lands_on_the_prompt_line_and_the_prompt_comes_back() ->
     assert text.endswith(PROMPT)
 
 
+def test_a_logged_warning_also_keeps_off_the_prompt_line() -> None:
+    import logging
+
+    from zoo_p2p.cli.plain import SayHandler
+
+    d, _link, out = _driver()
+    log = logging.getLogger("zoo_p2p.test_plain")
+    log.propagate = False
+    log.addHandler(SayHandler(d))
+    log.warning("dropped entry 7 from [host]")
+    assert out.getvalue().endswith(
+        PROMPT + "\nWARNING zoo_p2p.test_plain: dropped entry 7 from [host]\n" + PROMPT
+    )
+
+
 def test_b_and_question_mark_end_with_the_prompt_and_the_legend_explains_the_columns() -> None:
     d, link, out = _driver()
     for line in ("b", "?", "Z9", ""):

@@ -69,6 +69,7 @@ def test_locale_and_ascii_lookalikes() -> None:
     assert not utf8_locale({"LC_ALL": "en_US.ISO-8859-1"})
     assert utf8_locale({"LANG": "en_GB.UTF-8"}) and utf8_locale({})
     assert ascii_lookalike("you — 5@C3 → C4 … ▶ é") == "you - 5@C3 -> C4 ... > e"
+    assert ascii_lookalike("┌─┬┐│█") == "+-++|#"
 
 
 @pytest.mark.parametrize("env", [{"LANG": "C", "LC_ALL": ""}, {"PYTHONIOENCODING": "ascii"}])
@@ -148,3 +149,20 @@ def test_a_bot_that_cannot_start_is_named_and_stops_the_host(tmp_path: Path) -> 
     link.pending()  # type: ignore[operator]
     assert link.stopped == "bot 1 could not start"
     assert "bot 1 could not start: unknown bot level: wizard" in out.export_text()
+
+
+def test_help_imports_neither_the_network_nor_the_engine(tmp_path: Path) -> None:
+    """`zoo --help` stays cheap (bench/bench_cli.py measures it): nothing heavy is imported."""
+    code = (
+        "import sys\n"
+        "sys.argv = ['zoo', '--help']\n"
+        "from zoo_p2p.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = ('zmq', 'textual', 'cryptography', 'msgpack', 'zoo_p2p.net', 'zoo_p2p.protocol',"
+        " 'zoo_p2p.bots', 'zoo_p2p.rules', 'zoo_p2p.tui', 'typer.rich_utils', 'rich.markdown')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, env=_env(tmp_path), timeout=60
+    )
+    assert p.returncode == 0 and p.stderr.strip() == b"[]", p.stderr

@@ -3,13 +3,17 @@
     python -m tests.net.evil host equivocate --players 3 --invite-file F --log L
     python -m tests.net.evil host withhold   --players 3 --invite-file F --log L
     python -m tests.net.evil join badreveal INVITE --log L
+    python -m tests.net.evil join illegal INVITE --log L
 
 - `equivocate`: the host signs two different moves for its first move's seq and sends one to
   every seat but the last, the other to the last seat (on every link it has to it).
-- `withhold`: the host never sends its own first reveal to the last seat (on any link, and
-  answers no request for it either).
+- `withhold`: the host never sends the last seat its own first reveal written 1.5 s or more
+  after the game started (on any link; it answers no request for it either). The wait lets
+  every direct link settle, as in any real game, before the lie.
 - `badreveal`: a joiner signs a reveal whose first link does not match its commitment and sends
   it to everyone, directly and through the host.
+- `illegal`: a joiner signs an illegal move (a step from a square it does not hold) instead of
+  its first move and sends it to everyone.
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from zoo_p2p import storage
 from zoo_p2p.cli import runners
 from zoo_p2p.cli.botdriver import BotDriver
+from zoo_p2p.errors import IllegalMoveError
 from zoo_p2p.net import mesh as meshmod
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
@@ -30,7 +36,7 @@ from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions
 from zoo_p2p.protocol.crypto import fingerprint
 from zoo_p2p.protocol.encoding import Kind, decode_entry, make_entry
 from zoo_p2p.protocol.session import encode_move
-from zoo_p2p.rules import Variant
+from zoo_p2p.rules import Step, Variant
 
 
 def _entries_in(data: bytes) -> list[bytes]:
@@ -61,6 +67,7 @@ class EvilHost(Host):
         super().__init__(**kw)
         self.swap: dict[bytes, bytes] = {}
         self.withheld: bytes | None = None
+        self.t0 = float("inf")  # when the game (and our mesh) started
 
     @property
     def victim(self) -> int:
@@ -75,7 +82,8 @@ class EvilHost(Host):
         if self.mode == "withhold":
             for raw in _entries_in(data):
                 e = decode_entry(raw)
-                if self.withheld is None and e.seat == 0 and e.kind == Kind.REVEAL:
+                late = time.monotonic() - self.t0 > 1.5
+                if self.withheld is None and e.seat == 0 and e.kind == Kind.REVEAL and late:
                     self.withheld = raw
                 if raw == self.withheld:
                     return b""
@@ -89,6 +97,7 @@ class EvilHost(Host):
         return super()._send(rid, data)
 
     def _start_mesh(self) -> None:
+        self.t0 = time.monotonic()
         super()._start_mesh()
         if self.mesh is not None:
             self.mesh.outgoing = self.evil  # type: ignore[method-assign]
@@ -107,25 +116,48 @@ class EvilHost(Host):
 
 
 class BadRevealJoiner(Joiner):
-    """A joiner whose first reveal after a capture is a lie."""
+    """A joiner whose first reveal after a capture is a lie (mode `badreveal`), or whose first
+    move is illegal (mode `illegal`)."""
 
+    mode = "badreveal"
     sent = False
+
+    def _forge(self, kind: str, body: Any) -> None:
+        s = self.session
+        assert s is not None and s.seat is not None
+        prev = hashlib.sha256(s.entries[-1]).digest()
+        forged = make_entry(self.key, len(s), prev, s.seat, kind, body)
+        if self.mesh is not None:
+            self.mesh.push_own(len(s), [forged])
+        self._send(wire.pack("entries", **{"from": len(s), "e": [forged]}))
 
     def _advance(self, before: int, events: list[Any] | None = None) -> None:
         s = self.session
         f = s.floor if s is not None else None
-        if s is not None and f is not None and f.seat == s.seat and f.kind == Kind.REVEAL:
+        want = Kind.REVEAL if self.mode == "badreveal" else Kind.MOVE
+        if s is not None and f is not None and f.seat == s.seat and f.kind == want:
             if not self.sent:
                 self.sent = True
-                body = s._owed_body(Kind.REVEAL)
-                body[0][0][0] = (body[0][0][0] + 1) % 50
-                prev = hashlib.sha256(s.entries[-1]).digest()
-                forged = make_entry(self.key, len(s), prev, f.seat, Kind.REVEAL, body)
-                if self.mesh is not None:
-                    self.mesh.push_own(len(s), [forged])
-                self._send(wire.pack("entries", **{"from": len(s), "e": [forged]}))
-            return  # and never the honest reveal
+                if want == Kind.REVEAL:
+                    body = s._owed_body(Kind.REVEAL)
+                    body[0][0][0] = (body[0][0][0] + 1) % 50
+                    self._forge(Kind.REVEAL, body)
+                else:
+                    self._forge(Kind.MOVE, encode_move(self._illegal()))
+            return  # and never the honest entry
         super()._advance(before, events)
+
+    def _illegal(self) -> Step:
+        s = self.session
+        assert s is not None and s.state is not None
+        for frm in range(25):
+            for to in (frm + 1, frm + 5):
+                if to < 25:
+                    try:
+                        s.state.clone().check(Step(frm, to))
+                    except IllegalMoveError:
+                        return Step(frm, to)
+        raise AssertionError("no illegal step found")
 
 
 def main(argv: list[str]) -> int:
@@ -157,6 +189,7 @@ def main(argv: list[str]) -> int:
         tmp.replace(a.invite_file)
         out = host.run()
     else:
+        BadRevealJoiner.mode = a.mode
         joiner = BadRevealJoiner(
             Invite.parse(a.invite),
             key=key,

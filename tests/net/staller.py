@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
 from zoo_p2p.storage import LogWriter
 
+STANDIN = [sys.executable, "-m", "tests.net.staller", "join", "standin"]
+
 
 class Driver:
     """Plays with the greedy bot unless told to stall; prints notices."""
@@ -41,6 +44,8 @@ class Driver:
         self.mode = mode
         self.bot = make_bot("greedy", seed=1)
         self.moves = 0
+        self.log_dir = Path(".")
+        self.children: list[subprocess.Popen[bytes]] = []
 
     def fds(self) -> list[int]:
         return []
@@ -62,6 +67,20 @@ class Driver:
 
     def on_notice(self, text: str) -> None:
         print(f"notice: {text}", flush=True)
+
+    def on_stand_in(self, seat: int, key: bytes, link: Any) -> None:
+        """Host: run the stand-in of a resigned seat as a child process (like `--bots` does)."""
+        log = self.log_dir / "standin.zoolog"
+        with open(self.log_dir / "standin.out", "wb") as out:
+            self.children.append(
+                subprocess.Popen(
+                    [*STANDIN, str(link.invite), "--log", str(log), "--key", key.hex()],
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                )
+            )
+        print(f"stand-in started for seat {seat + 1}", flush=True)
 
     def on_turn(self, link: Any) -> None:
         if self.mode == "move":
@@ -134,11 +153,23 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--reveal-time", type=int, default=2)
     ap.add_argument("--invite-file", type=Path)
     ap.add_argument("--log", type=Path, required=True)
+    ap.add_argument("--key", default="")
     a = ap.parse_args(argv)
-    key = Ed25519PrivateKey.generate()
+    if os.environ.get("STALLER_DEBUG"):
+        import logging
+
+        logging.basicConfig(level=logging.DEBUG, format="%(relativeCreated)d %(message)s")
+    key = (
+        Ed25519PrivateKey.from_private_bytes(bytes.fromhex(a.key))
+        if a.key
+        else Ed25519PrivateKey.generate()
+    )
     driver = Driver(a.mode)
+    driver.log_dir = a.log.parent
 
     def make_session(genesis: bytes) -> Session:
+        if a.mode == "standin":
+            return Session(genesis)  # we take the seat once the resignation is in the log
         return Session(genesis, key=key, seed=os.urandom(32), nonce=os.urandom(32))
 
     def open_log(session: Session) -> LogWriter:
@@ -164,6 +195,8 @@ def main(argv: list[str]) -> int:
         tmp.write_text(str(host.invite) + "\n")
         tmp.replace(a.invite_file)
         out = host.run()
+        for child in driver.children:
+            child.wait(30)
     else:
         StallingJoiner.mode = a.mode
         joiner = StallingJoiner(
@@ -175,6 +208,8 @@ def main(argv: list[str]) -> int:
             fingerprint=fingerprint,
             options=JoinOptions(name=a.mode, give_up=30.0),
         )
+        if a.mode == "standin":
+            joiner.stand_in_key = key
         out = joiner.run()
     print(f"outcome: {out.reason}", flush=True)
     return 0

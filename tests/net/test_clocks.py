@@ -103,3 +103,25 @@ def test_a_staller_that_answers_after_the_claim_has_the_conflict_in_its_log(
     assert host.ending is not None and late.ending is not None
     assert host.ending.at == late.ending.at and late.ending.late[0] == late.ending.at
     assert host.scores == late.scores and host.winners == late.winners == (0,)
+
+
+def test_a_resignation_in_a_three_seat_game_and_the_game_goes_on(procs: Procs) -> None:
+    logs = _game(procs, 3, ["bot", "resign"])
+    assert "resigned" in _out(procs, "j2")
+    assert "stand-in started for seat 3" in _out(procs, "host")
+    wait_for(lambda: "outcome:" in _out(procs, "standin"), 30, "the stand-in to finish")
+    assert "we play on in seat 3" in _out(procs, "standin")
+    for path in [logs[0], logs[1], procs.tmp / "standin.zoolog"]:
+        r = audit_file(path)
+        assert r.verdict == "ok", (path, r.fault_reason, procs.text("host"))
+        assert r.ending is not None and r.ending.kind == "finished" and r.ending.resigned == (2,)
+        assert r.ending_text is not None and "resigned; a stand-in played on" in r.ending_text
+        assert 2 not in r.winners
+
+
+def test_a_resignation_ends_a_two_seat_game(procs: Procs) -> None:
+    logs = _game(procs, 2, ["resign"])
+    r = audit_file(logs[0])
+    assert r.verdict == "ok", (r.fault_reason, procs.text("host"), procs.text("j1"))
+    assert r.ending_text is not None and r.ending_text.startswith("resigned: seat 2")
+    assert r.winners == (0,)

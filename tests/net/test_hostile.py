@@ -157,7 +157,7 @@ def test_hostile_frames_do_not_stop_the_game(procs: Procs) -> None:
 def test_joiner_with_a_wrong_server_key_gives_up_cleanly(procs: Procs) -> None:
     """An invite whose CURVE key was altered: the handshake fails, the joiner says so and stops;
     the host is unharmed and still lets the right joiner in."""
-    host, invite_text = procs.host("--players", "2", "--bot", "greedy")
+    host, invite_text = procs.host("--players", "2", "--bot", "greedy", "--verbose")
     inv = Invite.parse(invite_text)
     forged = Invite(
         host=inv.host, port=inv.port, server_key=bytes(range(1, 33)), fingerprint=inv.fingerprint
@@ -168,3 +168,4 @@ def test_joiner_with_a_wrong_server_key_gives_up_cleanly(procs: Procs) -> None:
     good = procs.bot(invite_text, "good")
     assert procs.wait(good, "good") == 0, procs.text("good")
     assert procs.wait(host, "host") == 0, procs.text("host")
+    assert "failed the secure handshake" in procs.text("host")  # the host shows it too

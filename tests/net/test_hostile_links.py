@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import msgpack
 import zmq
 from zmq.utils import z85
 
@@ -43,6 +44,11 @@ def _curve_dealer(
         s.setsockopt(zmq.ROUTING_ID, rid)
     s.connect(inv.endpoint)
     return s, z85.decode(pub)
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_kb(pid: int) -> int:
@@ -185,7 +191,11 @@ def test_a_crowd_of_silent_connections_is_dropped_and_the_game_goes_on(procs: Pr
                     poller.unregister(fd)
             return len(closed) == len(crowd)
 
+        t0 = time.monotonic()
+        cpu0 = _cpu_s(host.pid)
         wait_for(dropped, 30, "the host to drop 1,100 silent connections")
+        took = time.monotonic() - t0
+        print(f"CROWD dropped 1100 in {took:.1f} s, host CPU {_cpu_s(host.pid) - cpu0:.1f} s")
         bot = procs.bot(invite_text, "bot1")
         assert procs.wait(bot, "bot1") == 0, procs.text("bot1")
         assert procs.wait(host, "host") == 0, procs.text("host")
@@ -274,6 +284,7 @@ def test_resync_requests_are_rate_limited(procs: Procs) -> None:
                 if m["t"] == "entries" and m["from"] == 0:
                     answers += 1
         elapsed = time.monotonic() - t0
+        print(f"RESYNC answers={answers} of 3000 in {elapsed:.1f} s")
         assert answers <= 6 + 2 * elapsed + 1, answers
         s.close()
     finally:
@@ -281,3 +292,198 @@ def test_resync_requests_are_rate_limited(procs: Procs) -> None:
     assert procs.wait(bot, "bot1") == 0, procs.text("bot1")
     assert procs.wait(host, "host") == 0, procs.text("host")
     assert os.path.exists(procs.tmp / "host.zoolog")
+
+
+def _first_welcome(s: zmq.Socket[bytes]) -> dict[str, object]:
+    seen: list[dict[str, object]] = []
+
+    def got() -> bool:
+        if s.poll(50):
+            m = wire.unpack(s.recv())
+            if m["t"] == "welcome":
+                seen.append(m)
+        return bool(seen)
+
+    wait_for(got, 10, "a welcome")
+    return seen[0]
+
+
+def test_a_small_order_identity_key_gets_no_seat(procs: Procs) -> None:
+    """A hello from the identity point (anyone can sign for it: R = identity, S = 0) is dropped;
+    the knock that follows on the same link is answered, with no seat."""
+    host, invite_text = procs.host("--players", "3", "--bot", "greedy", "--verbose")
+    inv = Invite.parse(invite_text)
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    try:
+        s, curve = _curve_dealer(ctx, inv)
+        weak = b"\x01" + bytes(31)
+        hello = {
+            "t": "hello", "v": 1, "name": "nobody", "team": None, "pub": weak, "curve": curve,
+            "game": None, "have": 0, "sig": b"\x01" + bytes(63),
+        }  # fmt: skip
+        s.send(msgpack.packb(hello, use_bin_type=True))
+        s.send(wire.pack("knock", v=1))
+        assert _first_welcome(s)["seat"] is None
+    finally:
+        ctx.destroy(linger=0)
+    host.kill()
+    host.wait(5)
+    assert "small-order" in procs.text("host")
+
+
+def test_silent_links_are_dropped_and_one_identity_keeps_two_links(procs: Procs) -> None:
+    """A link that finishes the CURVE handshake but never says hello is dropped within the
+    hello timeout; a third link of one identity drops that identity's oldest link."""
+    host, invite_text = procs.host("--players", "3", "--bot", "greedy", "--verbose")
+    inv = Invite.parse(invite_text)
+    key = load_or_create_identity(procs.tmp / "p.pem")
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    try:
+
+        def watched() -> tuple[zmq.Socket[bytes], bytes, zmq.Socket[bytes]]:
+            s, curve = _curve_dealer(ctx, inv)
+            mon = s.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_SUCCEEDED)
+            return s, curve, mon
+
+        def saw(mon: zmq.Socket[bytes], event: int) -> bool:
+            from zmq.utils.monitor import recv_monitor_message
+
+            while mon.poll(50):
+                if recv_monitor_message(mon)["event"] == event:
+                    return True
+            return False
+
+        _silent, _, smon = watched()
+        wait_for(lambda: saw(smon, zmq.EVENT_HANDSHAKE_SUCCEEDED), 10, "the silent handshake")
+        t0 = time.monotonic()
+        links = []
+        for _ in range(3):
+            s, curve, mon = watched()
+            s.send(_hello(inv, key, curve, "p"))
+            assert _first_welcome(s)["seat"] == 1
+            links.append((s, mon))
+        wait_for(lambda: saw(links[0][1], zmq.EVENT_DISCONNECTED), 10, "the oldest link to go")
+        wait_for(lambda: saw(smon, zmq.EVENT_DISCONNECTED), 15, "the silent link to go")
+        assert time.monotonic() - t0 < 12
+    finally:
+        ctx.destroy(linger=0)
+    host.kill()
+    host.wait(5)
+
+
+def test_a_seat_flooding_forged_entries_does_not_stall_or_bloat_the_host(procs: Procs) -> None:
+    """A second link of a seated player sends 1 MiB `entries` messages packed with entries whose
+    signatures fail, as fast as it can: each message costs the host one signature check, its
+    memory stays bounded, and the game finishes with logs that verify."""
+    host, invite_text = procs.host("--players", "2", "--bot", "greedy", "--delay", "0.05")
+    inv = Invite.parse(invite_text)
+    key_path = procs.tmp / "bot1.pem"
+    key = load_or_create_identity(key_path)
+    bot = procs.bot(invite_text, "bot1", "--identity", str(key_path))
+    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 6, 20, "the deal")
+    from zoo_p2p.storage import read_log
+
+    entries = read_log(procs.tmp / "host.zoolog").entries
+    forged = bytearray(max(entries[1:], key=len))
+    forged[-3] ^= 1  # the signature is at the end: it no longer holds
+    rss0 = _rss_kb(host.pid)
+    peak = rss0
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    sent = 0
+    try:
+        s, curve = _curve_dealer(ctx, inv)
+        s.sndhwm = 50
+        s.send(_hello(inv, key, curve, "bot1"))
+        _first_welcome(s)
+        n = max(1, min(wire.MAX_BATCH, (wire.MAX_FRAME - 1024) // (len(forged) + 8)))
+        end = time.monotonic() + 5
+        have = log_len(procs.tmp / "host.zoolog")
+        while time.monotonic() < end and host.poll() is None:
+            if sent % 20 == 0:
+                have = log_len(procs.tmp / "host.zoolog")
+            msg = wire.pack("entries", **{"from": have, "e": [bytes(forged)] * n})
+            try:
+                s.send(msg, flags=zmq.NOBLOCK)
+                sent += 1
+            except zmq.Again:
+                s.poll(10, zmq.POLLOUT)
+            peak = max(peak, _rss_kb(host.pid)) if sent % 10 == 0 else peak
+    finally:
+        ctx.destroy(linger=0)
+    growth = (peak - rss0) / 1024
+    print(f"ENTRIES-FLOOD sent={sent} messages of ~1 MiB, host peak growth {growth:.0f} MB")
+    assert growth < 300, growth
+    assert procs.wait(bot, "bot1", timeout=60) == 0, procs.text("bot1")
+    assert procs.wait(host, "host", timeout=30) == 0, procs.text("host")
+    assert procs.log("bot1") == procs.log("host")
+    assert audit_file(procs.tmp / "host.zoolog").ok  # type: ignore[attr-defined]
+
+
+def test_a_host_sending_an_endless_multipart_message_is_cut_off() -> None:
+    """The joiner's side: a 'host' that greets (ZMTP by hand, NULL security) and then sends
+    frames with the MORE flag forever is cut off, and the joiner's memory stays bounded.
+    (libzmq's DEALER already resets such a connection after about 3.7 MiB; the joiner's own
+    TCP_INFO guard, like the host's, is the second line. In process: the joiner runs in the
+    test's thread; the evil host is a plain socket in another.)"""
+    from zoo_p2p.driver import NullDriver
+    from zoo_p2p.net.peer import Joiner, JoinOptions
+    from zoo_p2p.protocol.crypto import fingerprint
+
+    lsock = socket.create_server(("127.0.0.1", 0))
+    port = lsock.getsockname()[1]
+    result: dict[str, object] = {}
+
+    def evil_host() -> None:
+        conn, _ = lsock.accept()
+        conn.settimeout(5)
+        greeting = b"\xff" + b"\x00" * 8 + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\x00")
+        conn.sendall(greeting + b"\x00" * 32)
+        body = b"\x05READY" + bytes([11]) + b"Socket-Type" + struct.pack(">I", 6) + b"ROUTER"
+        conn.sendall(b"\x04" + bytes([len(body)]) + body)
+        part = b"\x03" + struct.pack(">Q", 1 << 16) + b"\x00" * (1 << 16)
+        sent = 0
+        try:
+            while sent < (1 << 30):
+                conn.sendall(part)
+                sent += len(part)
+        except OSError as exc:
+            result["cut"] = repr(exc)
+        result["sent"] = sent
+        conn.close()
+
+    t = threading.Thread(target=evil_host, daemon=True)
+    t.start()
+    key = __import__(
+        "cryptography.hazmat.primitives.asymmetric.ed25519", fromlist=["x"]
+    ).Ed25519PrivateKey.generate()
+    inv = Invite(
+        host="127.0.0.1", port=port, server_key=bytes(32), fingerprint="AAAA-BBBB-CCCC-DDDD"
+    )
+    joiner = Joiner(
+        inv,
+        key=key,
+        driver=NullDriver(),
+        make_session=lambda g: None,  # type: ignore[arg-type,return-value]
+        open_log=lambda s: None,  # type: ignore[arg-type,return-value]
+        fingerprint=fingerprint,
+        options=JoinOptions(curve=False, give_up=30),
+    )
+    rss0 = _rss_kb(os.getpid())
+    peak = rss0
+
+    def stop_when_cut() -> None:
+        nonlocal peak
+        peak = max(peak, _rss_kb(os.getpid()))
+        if "cut" in result or "sent" in result:
+            joiner.leave("test over")
+        else:
+            joiner.call_later(0.02, stop_when_cut)
+
+    joiner.call_later(0.02, stop_when_cut)
+    joiner.run(time.monotonic() + 20)
+    t.join(5)
+    lsock.close()
+    growth = (peak - rss0) / 1024
+    print(f"JOINER-FLOOD sent={int(result.get('sent', 0)) >> 20} MiB growth={growth:.1f} MB")
+    assert result.get("cut"), result
+    assert growth < 100, growth

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.net.harness import Procs, audit_file, wait_for
 from zoo_p2p.net import evidence
 from zoo_p2p.storage import read_log
@@ -29,7 +31,7 @@ def _evil(procs: Procs, *args: str, name: str) -> subprocess.Popen[bytes]:
     return p
 
 
-def _evil_host(procs: Procs, mode: str) -> tuple[subprocess.Popen[bytes], str]:
+def _evil_host(procs: Procs, mode: str, delay: float = 0.03) -> tuple[subprocess.Popen[bytes], str]:
     inv = procs.tmp / "host.invite"
     p = _evil(
         procs,
@@ -38,7 +40,7 @@ def _evil_host(procs: Procs, mode: str) -> tuple[subprocess.Popen[bytes], str]:
         "--players",
         "3",
         "--delay",
-        "0.03",
+        str(delay),
         "--invite-file",
         str(inv),
         "--log",
@@ -97,10 +99,10 @@ def test_an_equivocating_host_is_caught_by_both_joiners(procs: Procs) -> None:
 def test_a_withheld_reveal_comes_from_the_other_joiner_and_the_host_is_named(
     procs: Procs,
 ) -> None:
-    """The host never sends its first reveal to seat 3: seat 3 gets it from seat 2 directly,
+    """The host withholds one of its reveals from seat 3: seat 3 gets it from seat 2 directly,
     the game completes everywhere, and seat 3 names the host, never the other joiner."""
-    _host, invite = _evil_host(procs, "withhold")
-    bots = [procs.bot(invite, f"bot{i}", "--delay", "0.03", quiet=False) for i in (1, 2)]
+    _host, invite = _evil_host(procs, "withhold", delay=0.12)
+    bots = [procs.bot(invite, f"bot{i}", "--delay", "0.12", quiet=False) for i in (1, 2)]
     for i, b in enumerate(bots, 1):
         assert procs.wait(b, f"bot{i}") == 0, procs.text(f"bot{i}")
     assert procs.log("bot1") == procs.log("bot2")
@@ -113,14 +115,18 @@ def test_a_withheld_reveal_comes_from_the_other_joiner_and_the_host_is_named(
     assert "holds back" not in other and "did not send" not in other
 
 
-def test_a_wrong_reveal_leaves_the_proof_on_every_honest_disk(procs: Procs) -> None:
-    """A joiner signs a reveal that contradicts its commitment: the host and the other joiner
-    each keep the proof, `zoo verify` names the cheater, and nobody reads 'host closed'."""
+@pytest.mark.parametrize("mode", ["badreveal", "illegal"])
+def test_a_wrong_reveal_or_an_illegal_move_leaves_the_proof_on_every_honest_disk(
+    procs: Procs, mode: str
+) -> None:
+    """A joiner signs a reveal that contradicts its commitment, or an illegal move: the host and
+    the other joiner each keep the proof, `zoo verify` names the cheater, and nobody reads
+    'host closed'."""
     host, invite = procs.host("--players", "3", "--bot", "greedy", "--delay", "0.03", "-v")
     honest = procs.bot(invite, "bot1", "--delay", "0.03", quiet=False)
     wait_for(lambda: "lobby: 2 of 3" in procs.text("bot1"), 15, "bot1 in the lobby")
     mallory = _evil(
-        procs, "join", "badreveal", invite, "--log", str(procs.tmp / "mallory.zoolog"), name="m"
+        procs, "join", mode, invite, "--log", str(procs.tmp / "mallory.zoolog"), name="m"
     )
     procs.wait(honest, "bot1")
     procs.wait(host, "host")

@@ -139,3 +139,23 @@ def test_random_maps_only_ever_raise_wire_error(msg: dict[str, object]) -> None:
     """Well-formed msgpack with the wrong shape is refused the same way."""
     with contextlib.suppress(wire.WireError):
         wire.unpack(msgpack.packb(msg))
+
+
+def test_hello_names_and_keys_follow_the_genesis_rules() -> None:
+    """A hello the host lets in never makes a genesis it cannot build (PROTOCOL.md §2.4, §3.1)."""
+    from zoo_p2p.protocol.crypto import private_key_from_bytes, public_key_bytes
+
+    good_pub = public_key_bytes(private_key_from_bytes(b"k" * 32))
+
+    def hello(name: str, pub: bytes) -> bytes:
+        msg = {"t": "hello", "v": 1, "name": name, "team": None, "pub": pub}
+        msg.update({"curve": bytes(32), "game": None, "have": 0, "sig": bytes(64)})
+        return msgpack.packb(msg)
+
+    assert wire.unpack(hello("[/]", good_pub))["name"] == "[/]"
+    for name in (" Ada", "Ada ", "Zoe\u0308", "\u0301a", "a\u00a0b"):
+        with pytest.raises(wire.WireError, match=r"hello\.name"):
+            wire.unpack(hello(name, good_pub))
+    for pub in (bytes.fromhex("01" + "00" * 31), bytes(32), bytes.fromhex("ee" + "ff" * 31)):
+        with pytest.raises(wire.WireError, match=r"hello\.pub"):
+            wire.unpack(hello("Ada", pub))

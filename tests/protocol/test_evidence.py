@@ -246,3 +246,46 @@ def test_fuzzed_proofs_only_convict_by_signature_or_fail_cleanly(data: st.DataOb
 
 
 _FUZZ = _fork_case()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_reshuffled_proof_chains_prove_nothing_or_convict_the_last_signer(
+    data: st.DataObject,
+) -> None:
+    game, alt, _seat = _FUZZ
+    held = game.sessions[0].entries
+    chain = list(decode_proof(make_proof(held, alt)).chain)
+    pool = [*held[1:], alt]
+    for _ in range(data.draw(st.integers(1, 3))):
+        op = data.draw(st.sampled_from(["drop", "swap", "replace", "cut", "append"]))
+        i = data.draw(st.integers(0, len(chain) - 1))
+        if op == "drop" and len(chain) > 1:
+            del chain[i]
+        elif op == "swap" and i + 1 < len(chain):
+            chain[i], chain[i + 1] = chain[i + 1], chain[i]
+        elif op == "replace":
+            chain[i] = data.draw(st.sampled_from(pool))
+        elif op == "cut":
+            chain = chain[: i + 1]
+        elif op == "append":
+            chain.append(data.draw(st.sampled_from(pool)))
+    proof = pack([PROOF_VERSION, decode_proof(make_proof(held, alt)).game_id, chain])
+    try:
+        c = check(proof, held[0])
+    except ProofError:
+        return
+    last = decode_entry(chain[-1])
+    assert c.seat == last.seat and c.evidence[0] == chain[-1]
+
+
+def test_a_fork_between_two_logs_is_found_before_garbage_in_one(tmp_path: Path) -> None:
+    game, alt, _seat = _fork_case()
+    held = game.sessions[0].entries
+    s = decode_entry(alt).seq
+    a, b = tmp_path / "a.zoolog", tmp_path / "b.zoolog"
+    write_log(a, held)
+    b.write_bytes(b"".join([*held[:s], alt]) + b"\x01garbage")
+    res = CliRunner().invoke(_app(), ["verify", str(a), str(b)])
+    assert res.exit_code == 5, res.output  # b is rejected (garbage), and the fork is a cheat
+    assert f"signed two different entries for seq {s}" in res.output

@@ -280,3 +280,28 @@ def test_a_file_larger_than_any_game_is_refused_fast(tmp_path: Path) -> None:
     report = audit_file(p)
     assert report.verdict == REJECTED and report.fault_index == 1
     assert time.monotonic() - t < 2
+
+
+def test_hostile_kinds_variants_and_reasons_print_literally(tmp_path: Path) -> None:
+    game = finished_game(2)
+    entries = game.entries
+    hostile_kind = make_entry(game.keys[1], 1, sha256_of(entries[0]), 1, "[/]", [])
+    key = private_key_from_bytes(bytes([1]) * 32)
+    body = [bytes(32), "[link=http://x]a[/link]", [["Ada", _key(0), 0], ["Bo", _key(1), 1]], None]
+    hostile_variant = make_entry(key, 0, ZERO_HASH, 0, Kind.GENESIS, body)
+    runner = CliRunner()
+    for data, literal in (
+        (entries[0] + hostile_kind, "'[/]'"),
+        (hostile_variant, "'[link=http://x]a[/link]'"),
+    ):
+        p = tmp_path / "x.zoolog"
+        p.write_bytes(data)
+        res = runner.invoke(_app(), ["verify", str(p)], env={"COLUMNS": "300"})
+        assert res.exit_code == 5, res.output
+        assert literal in res.output, res.output
+
+
+def sha256_of(raw: bytes) -> bytes:
+    from zoo_p2p.protocol.crypto import sha256
+
+    return sha256(raw)

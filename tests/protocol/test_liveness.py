@@ -178,7 +178,7 @@ def test_resignation_rules() -> None:
     key = private_key_from_bytes(bytes(range(32)))
     good = s1.resign(public_key_bytes(key))
     # a wrong seed is signed by the seat but does not match its commitments: proof of cheating
-    bad = sign_resignation(game.keys[1], s1.game_id, 1, bytes(32), public_key_bytes(key))
+    bad = sign_resignation(game.keys[1], s1.game_id, 1, len(s1), bytes(32), public_key_bytes(key))
     floor = game.sessions[0].floor
     assert floor is not None
     author = floor.seat if floor.seat != 1 else 0
@@ -189,7 +189,7 @@ def test_resignation_rules() -> None:
     cheat = forge(game, author, Kind.RESIGN, bad.to_body())
     with pytest.raises(CheatError, match="does not match its commitments"):
         game.sessions[(author + 1) % 3 if (author + 1) % 3 != 1 else 1].receive(cheat)
-    forged_sig = Resignation(1, good.seed, good.new_key, bytes(64))
+    forged_sig = Resignation(1, good.at, good.seed, good.new_key, bytes(64))
     assert not game.sessions[0].add_resignation(forged_sig)
 
 
@@ -236,3 +236,42 @@ def test_liveness_vectors_and_sample_logs_are_current() -> None:
         assert list(getattr(held, "entries", held)) == entries, f"replays/{name} is stale"
         r = audit(entries)
         assert r.verdict == "ok" and r.ending_text
+
+
+def test_a_resigning_seat_signs_nothing_more() -> None:
+    game, rng = _game(3, "resign-quiet")
+    play_until(game, rng, lambda f: f.kind == Kind.REVEAL and f.seat == 2)
+    s2 = game.sessions[2]
+    s2.resign(public_key_bytes(private_key_from_bytes(bytes(range(32)))))
+    assert s2.take_outgoing() == []  # its reveal is not sent: the deputy appends the resignation
+
+
+def test_a_resignation_waits_for_what_the_resigner_had_seen() -> None:
+    game, rng = _game(3, "resign-at")
+    play_until(game, rng, lambda f: f.kind == Kind.MOVE and f.seat == 2)
+    s2 = game.sessions[2]
+    r = s2.resign(public_key_bytes(private_key_from_bytes(bytes(range(32)))))
+    assert r.at == len(s2)
+    behind = Session(
+        game.sessions[0].entries[0], key=game.keys[0], seed=game.seeds[0], nonce=game.nonces[0]
+    )
+    for raw in game.sessions[0].entries[1:-1]:  # one entry short of the resigner's view
+        behind.receive(raw)
+        behind.take_outgoing()
+    assert behind.add_resignation(r)
+    assert [decode_entry(x).kind for x in behind.take_outgoing()] == []
+    # an entry appended before `at` is refused
+    early = forge(game, 0, Kind.RESIGN, r.to_body(), on=behind)
+    observer = Session(behind.entries[0])
+    for raw in behind.entries[1:]:
+        observer.receive(raw)
+    with pytest.raises(RemoteProtocolError, match="cannot stand at"):
+        observer.receive(early)
+
+
+def test_the_cli_defaults_are_the_protocol_defaults() -> None:
+    from zoo_p2p.cli import netcmds
+    from zoo_p2p.protocol import liveness
+
+    assert netcmds.DEFAULT_MOVE_TIME == liveness.DEFAULT_MOVE_TIME
+    assert netcmds.DEFAULT_REVEAL_TIME == liveness.DEFAULT_REVEAL_TIME

@@ -86,6 +86,7 @@ async def play_whole_game(by_mouse: bool) -> None:
             await pilot.pause()
             played = table.state.history
             assert len(played) > n and played[n] == move, f"{move} was not played"
+            assert played[-1].to in board.last  # the last move is highlighted
             await settle(app, pilot)
         else:
             raise AssertionError("the game did not end")
@@ -109,3 +110,27 @@ def test_whole_game_with_keys() -> None:
 
 def test_whole_game_with_mouse() -> None:
     asyncio.run(play_whole_game(by_mouse=True))
+
+
+def test_hot_seat_rematch_needs_every_player() -> None:
+    from zoo_p2p.rules import Team
+    from zoo_p2p.tui.table import LocalTable
+
+    table = LocalTable(
+        teams=[Team.RED, Team.GREEN], names=["p1", "p2"], human={0, 1}, bots={}, seed=3
+    )
+
+    async def go() -> tuple[bool, bool]:
+        app = ZooApp(table=table, glyphs=UTF8)
+        async with app.run_test(size=(80, 24)) as pilot:
+            while not table.state.is_terminal():
+                assert table.submit(table.state.legal_moves()[-1]) is None
+            await pilot.pause()
+            assert isinstance(app.screen, GameOverScreen)
+            await pilot.press("r")
+            after_one = isinstance(app.screen, GameOverScreen)
+            await pilot.press("r")
+            after_two = isinstance(app.screen, GameScreen) and app.screen.table is not table
+        return after_one, after_two
+
+    assert asyncio.run(go()) == (True, True)

@@ -142,12 +142,45 @@ def replay(
         typer.Option("--plies", min=100, metavar="N", help="Analysis budget: plies per move."),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the analysis.")] = 0,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html", metavar="PATH", help="Write one self-contained offline HTML page of the game."
+        ),
+    ] = None,
+    text: Annotated[
+        Path | None,
+        typer.Option(
+            "--text", metavar="PATH", help="Write the compact text record (one move per line)."
+        ),
+    ] = None,
+    plain: o.Plain = False,
 ) -> None:
-    """Step through a game log move by move: the board, reveals, then the hidden deal."""
+    """Step through a game log (or a text record) move by move: the board, reveals, the deal.
+
+    With --html/--text it writes the exports instead (with --analyse, the move marks too).
+    """
     from zoo_p2p.bots.analysis import DEFAULT_WORK
-    from zoo_p2p.cli.replay import replay_command
+    from zoo_p2p.cli.exportcmd import export_command, is_text_record, view_text_record
 
     work = DEFAULT_WORK if plies is None else plies
+    if html is not None or text is not None:
+        export_command(log, html=html, text=text, analyse=analyse, plies=work, seed=seed)
+        return
+    if is_text_record(log):
+        view_text_record(log, at=at, dump=dump)
+        return
+    from zoo_p2p.cli.netcmds import tui_entry, use_plain
+
+    if at is None and not dump and not use_plain(plain):
+        run_replay = tui_entry("run_replay")  # the full-screen replay (zoo_p2p.tui)
+        if run_replay is not None:
+            code = run_replay(log, analyse=analyse, plies=work, seed=seed)
+            if code:
+                raise typer.Exit(code)
+            return
+    from zoo_p2p.cli.replay import replay_command
+
     replay_command(log, at=at, dump=dump, analysis=analyse, plies=work, seed=seed)
 
 

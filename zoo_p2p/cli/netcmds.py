@@ -51,9 +51,18 @@ def run_human(plain: bool, console: Console, start: Start) -> int:
         if run_network is not None:
             code: int = run_network(start)
             return code
-    from zoo_p2p.cli.plain import PlainDriver
+    import logging
 
-    return start(PlainDriver(console), console)
+    from zoo_p2p.cli.plain import PlainDriver, SayHandler
+
+    driver = PlainDriver(console)
+    if sys.stderr.isatty() and sys.stdout.isatty():  # one terminal: logs go through the driver
+        root = logging.getLogger()
+        for h in list(root.handlers):
+            if isinstance(h, logging.StreamHandler):
+                root.removeHandler(h)
+        root.addHandler(SayHandler(driver))
+    return start(driver, console)
 
 
 def bot_driver(
@@ -99,6 +108,11 @@ def exit_with(run: Callable[[], int]) -> NoReturn:
     raise typer.Exit(code)
 
 
+# PROTOCOL.md §10.1 defaults (zoo_p2p.protocol.liveness; not imported: `zoo --help` stays light)
+DEFAULT_MOVE_TIME = 300
+DEFAULT_REVEAL_TIME = 15
+
+
 def team_index(team: str | None) -> int | None:
     """0..3 for a team name checked by the option, None stays None."""
     return None if team is None else ("yellow", "blue", "green", "red").index(team)
@@ -123,9 +137,10 @@ def host_cmd(
         str, typer.Option(metavar="SEAT", help="First player: 'random' (fair draw) or a seat 1-4.")
     ] = "random",
     port: o.Port = 0,
-    bind: o.Bind = "0.0.0.0",
+    bind: o.HostBind = None,
     address: Annotated[
-        str | None, typer.Option(metavar="ADDR", help="Address written in the invite.")
+        str | None,
+        typer.Option(metavar="ADDR", help="Address(es) written in the invite, comma-separated."),
     ] = None,
     log: o.LogOpt = None,
     name: o.Name = "host",
@@ -137,6 +152,11 @@ def host_cmd(
     identity: o.Identity = None,
     give_up: o.GiveUp = None,
     delay: o.Delay = 0.0,
+    announce: o.Announce = True,
+    upnp: o.Upnp = False,
+    qr: o.Qr = False,
+    move_time: o.MoveTime = DEFAULT_MOVE_TIME,
+    reveal_time: o.RevealTime = DEFAULT_REVEAL_TIME,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
@@ -174,6 +194,11 @@ def host_cmd(
             driver=driver,
             console=con,
             bot_delay=delay,
+            announce=announce,
+            upnp=upnp,
+            qr=qr,
+            move_time=move_time,
+            reveal_time=reveal_time,
         )
 
     if own_bot:
@@ -201,7 +226,7 @@ def _host(
     variant: str,
     first: int | None,
     port: int,
-    bind: str,
+    bind: str | None,
     address: str | None,
     log_path: Path | None,
     name: str,
@@ -216,6 +241,11 @@ def _host(
     driver: "Driver",
     console: Console,
     bot_delay: float = 0.0,
+    announce: bool = True,
+    upnp: bool = False,
+    qr: bool = False,
+    move_time: int = DEFAULT_MOVE_TIME,
+    reveal_time: int = DEFAULT_REVEAL_TIME,
 ) -> int:
     from zoo_p2p.cli.runners import HostPlan, run_host
     from zoo_p2p.rules import Variant
@@ -238,12 +268,17 @@ def _host(
         identity=identity,
         give_up=give_up,
         bot_delay=bot_delay,
+        announce=announce,
+        upnp=upnp,
+        qr=qr,
+        move_time=move_time,
+        reveal_time=reveal_time,
     )
     return run_host(plan, driver, console)
 
 
 def join_cmd(
-    invite: o.InviteArg,
+    invite: o.MaybeInvite = None,
     name: o.Name = "player",
     team: o.TeamOpt = None,
     log: o.LogOpt = None,
@@ -276,7 +311,7 @@ def join_cmd(
 
 
 def bot_cmd(
-    invite: o.InviteArg,
+    invite: o.MaybeInvite = None,
     level: o.Level = "greedy",
     think: o.Think = None,
     name: Annotated[
@@ -295,6 +330,7 @@ def bot_cmd(
     give_up: o.GiveUp = None,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
+    stand_in: Annotated[bool, typer.Option("--stand-in", hidden=True)] = False,
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
     setup_logging(verbose, quiet)
@@ -313,6 +349,7 @@ def bot_cmd(
             driver=bot_driver(level, console, seed=seed, delay=delay, think=think),
             console=console,
             ephemeral=True,
+            stand_in=stand_in,
         )
 
     exit_with(body)
@@ -334,12 +371,12 @@ def resume_cmd(
         str | None,
         typer.Option(
             "--level",
-            "--bot",
             callback=o.check_level,
             metavar="LEVEL",
             help="Let a bot of this level play our seat.",
         ),
     ] = None,
+    bot: Annotated[str | None, typer.Option("--bot", hidden=True, callback=o.check_level)] = None,
     identity: o.Identity = None,
     give_up: o.GiveUp = None,
     quiet: o.Quiet = False,
@@ -364,9 +401,10 @@ def resume_cmd(
             console=con,
         )
 
-    if level:
+    own = level or bot
+    if own:
         exit_with(
-            lambda: start(bot_driver(level, console, seed=None, delay=0.0, think=None), console)
+            lambda: start(bot_driver(own, console, seed=None, delay=0.0, think=None), console)
         )
     exit_with(lambda: run_human(plain, console, start))
 

@@ -94,9 +94,46 @@ Port = Annotated[
     typer.Option("--port", min=0, max=65535, metavar="N", help="TCP port to listen on (0: any)."),
 ]
 Bind = Annotated[str, typer.Option("--bind", metavar="ADDR", help="Address to listen on.")]
+HostBind = Annotated[
+    str | None,
+    typer.Option(
+        "--bind", metavar="ADDR", help="Address to listen on (default: every reachable one)."
+    ),
+]
+Announce = Annotated[
+    bool, typer.Option("--announce/--no-announce", help="Announce the game on the LAN (mDNS).")
+]
+Upnp = Annotated[bool, typer.Option("--upnp", help="Ask the router to forward the port (UPnP).")]
+Qr = Annotated[bool, typer.Option("--qr", help="Also show the invite as a QR code.")]
+MaybeInvite = Annotated[
+    str | None,
+    typer.Argument(
+        metavar="[INVITE]", help="The invite the host printed (none: pick a game on the LAN)."
+    ),
+]
 GiveUp = Annotated[
     float | None,
     typer.Option("--give-up", min=0.1, metavar="SECONDS", help="Stop after this long alone."),
+]
+MoveTime = Annotated[
+    int,
+    typer.Option(
+        "--move-time",
+        min=1,
+        max=86_400,
+        metavar="SECONDS",
+        help="How long a seat may think over a move before the others may claim the game.",
+    ),
+]
+RevealTime = Annotated[
+    int,
+    typer.Option(
+        "--reveal-time",
+        min=1,
+        max=86_400,
+        metavar="SECONDS",
+        help="How long a seat may take for what its software computes (reveals, seeds…).",
+    ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")]

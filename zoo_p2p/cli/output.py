@@ -48,9 +48,24 @@ def ascii_lookalike(text: str) -> str:
             continue
         sub = _LOOKALIKE.get(ch)
         if sub is None:
-            sub = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() or "?"
+            sub = _box(ch) or (
+                unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() or "?"
+            )
         out.append(sub)
     return "".join(out)
+
+
+def _box(ch: str) -> str:
+    """Box drawing as -, | and +; block elements as #; '' for anything else."""
+    code = ord(ch)
+    if 0x2500 <= code <= 0x257F:
+        words = set(unicodedata.name(ch, "").split())
+        if words & {"UP", "DOWN", "LEFT", "RIGHT"} or {"HORIZONTAL", "VERTICAL"} <= words:
+            return "+"
+        return "-" if "HORIZONTAL" in words else "|" if "VERTICAL" in words else "+"
+    if 0x2580 <= code <= 0x259F:
+        return "#"
+    return ""
 
 
 def _handler(err: UnicodeError) -> tuple[str, int]:

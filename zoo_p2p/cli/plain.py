@@ -7,6 +7,7 @@ printed to a console (or nothing, when quiet).
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from zoo_p2p.cli.render import (
     render_scores,
     seat_label,
 )
-from zoo_p2p.driver import GameLink, LobbyRow
+from zoo_p2p.driver import GameLink, LobbyRow, SeatPresence
 from zoo_p2p.errors import IllegalMoveError, LocalProtocolError, NotationError
 from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.protocol.session import Session
@@ -94,6 +95,7 @@ class ConsoleDriver:
 
     def __init__(self, console: Console | None) -> None:
         self.console = console
+        self._states: list[str] | None = None  # seat presence as last shown (on_seats)
 
     def fds(self) -> list[int]:
         """No file descriptors by default."""
@@ -135,10 +137,29 @@ class ConsoleDriver:
     def on_turn(self, link: GameLink) -> None:
         """Nothing."""
 
-    def on_presence(self, up: list[bool], link: GameLink) -> None:
-        """Say who is missing when it changes."""
+    def on_seats(self, seats: list[SeatPresence], link: GameLink) -> None:
+        """Say when a seat is lost, has left or is back, and what the game waits for from whom
+        (a move, a reveal, a reconnect…). Only state changes are shown, not the ticking count."""
         s = link.session
-        if s is None or self.console is None:
+        states = [st.state for st in seats]
+        if s is None or self.console is None or states == self._states:
+            return
+        self._states = states
+        gone = [
+            f"{seat_name(s, i)} {'has left' if st.state == 'left' else 'lost the connection'}"
+            for i, st in enumerate(seats)
+            if st.state != "connected" and i < len(s.seats)
+        ]
+        if not gone:
+            self.say(Text("everyone is connected", style="green"))
+            return
+        waits = [f"waiting for {seat_name(s, i)}: {what}" for i, what in link.awaited()]
+        self.say(Text("; ".join(gone + waits), style="yellow"))
+
+    def on_presence(self, up: list[bool], link: GameLink) -> None:
+        """Say who is missing when it changes (unless on_seats already said it better)."""
+        s = link.session
+        if s is None or self.console is None or self._states is not None:
             return
         missing = [i for i, u in enumerate(up) if not u]
         if missing:
@@ -284,6 +305,11 @@ class PlainDriver(ConsoleDriver):
         self.link = link
         super().on_presence(up, link)
 
+    def on_seats(self, seats: list[SeatPresence], link: GameLink) -> None:
+        """Say who is lost or has left and what we wait for (the prompt comes back)."""
+        self.link = link
+        super().on_seats(seats, link)
+
     def on_fd(self, fd: int, link: GameLink) -> bool:
         """Read what was typed (unbuffered, so pasted lines all count) and handle each line."""
         self.link = link
@@ -305,7 +331,7 @@ class PlainDriver(ConsoleDriver):
         if self.confirming:
             self.confirming = False
             if line.strip().lower() in ("y", "yes", *QUIT_WORDS):
-                link.leave("you left the game")
+                getattr(link, "resign_and_leave", link.leave)("you left the game")
                 return
             self.out("staying in the game")
             self.prompt(link)
@@ -341,3 +367,20 @@ class PlainDriver(ConsoleDriver):
             else:
                 self.refresh(link)
         self.prompt(link)
+
+
+class SayHandler(logging.Handler):
+    """Log records shown through a driver's `say` (so a warning never lands on the prompt
+    line): for the line mode when stdout and stderr are one terminal."""
+
+    def __init__(self, driver: ConsoleDriver) -> None:
+        super().__init__()
+        self.driver = driver
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Show one record, literally, dimmed."""
+        try:
+            self.driver.say(Text(shown(self.format(record), 500), style="dim"))
+        except Exception:  # pragma: no cover - logging must never raise
+            self.handleError(record)

@@ -10,22 +10,29 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import shutil
 import socket
 import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
 from rich.text import Text
 
 from zoo_p2p import storage
-from zoo_p2p.cli.spawn import reap, spawn_bots, watch_bots
+from zoo_p2p.cli import lan
+from zoo_p2p.cli.spawn import (
+    bots_dir_for,
+    reap,
+    respawn,
+    spawn_bots,
+    spawn_stand_in,
+    watch_bots,
+)
 from zoo_p2p.driver import Driver
-from zoo_p2p.errors import NotationError, UsageError
+from zoo_p2p.errors import LocalProtocolError, NotationError, UsageError
 from zoo_p2p.net.invite import Invite, InviteError
 from zoo_p2p.net.peer import (
     Host,
@@ -42,6 +49,7 @@ from zoo_p2p.net.wire import NetError, derive_secret
 from zoo_p2p.protocol.audit import audit
 from zoo_p2p.protocol.crypto import fingerprint
 from zoo_p2p.protocol.events import SeatInfo
+from zoo_p2p.protocol.liveness import DEFAULT_MOVE_TIME, DEFAULT_REVEAL_TIME, Clocks
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
 from zoo_p2p.text import shown
@@ -103,9 +111,17 @@ def resume_session(key: Ed25519PrivateKey, path: Path) -> tuple[Session, storage
     entries = storage.read_log(path).entries
     if not entries:
         raise NetError(f"{path} holds no entries")
-    session = session_factory(key)(entries[0])
+    try:
+        session = session_factory(key)(entries[0])
+    except LocalProtocolError:  # a stand-in's key (PROTOCOL.md §10.4) is in no genesis seat
+        session = Session(entries[0])
     for e in entries[1:]:
         session.receive(e)
+    if session.seat is None:
+        try:
+            session.take_seat(key)
+        except LocalProtocolError:
+            raise NetError(f"{path}: our key plays no seat of this game") from None
     if len(session.entries) != len(entries):  # pragma: no cover - storage drops torn tails
         raise NetError(f"{path}: only {len(session.entries)} of {len(entries)} entries chain")
     return session, storage.LogWriter(path)
@@ -122,13 +138,13 @@ def parse_team(text: str | None) -> int | None:
 
 
 def genesis_factory(
-    key: Ed25519PrivateKey, variant: Variant, first: int | None
+    key: Ed25519PrivateKey, variant: Variant, first: int | None, clocks: Clocks | None = None
 ) -> Callable[[list[LobbySeat]], bytes]:
-    """A function lobby -> signed genesis."""
+    """A function lobby -> signed genesis (with the clocks of PROTOCOL.md §10)."""
 
     def make(lobby: list[LobbySeat]) -> bytes:
         seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
-        return Session.create_genesis(key, seats, variant, first, os.urandom(32))
+        return Session.create_genesis(key, seats, variant, first, os.urandom(32), clocks)
 
     return make
 
@@ -172,7 +188,7 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
         verdict = "ok: every signature, link, move, reveal and seed checks out"
     head, _, rest = verdict.partition(":")
     console.print(Text(f"audit: {head.upper()}" + (f" —{rest}" if rest else ""), style=style))
-    if not s.finished and path is not None:
+    if not s.finished and path is not None and not getattr(link, "resigned_self", False):
         console.print(Text(f"to continue this game: zoo resume {path}", style="bold"))
     if interrupted:
         return 130
@@ -202,7 +218,7 @@ class HostPlan:
     variant: Variant
     first: int | None
     port: int
-    bind: str
+    bind: str | None  # None: every reachable address (issue 11)
     address: str | None
     log_path: Path | None
     name: str
@@ -215,6 +231,11 @@ class HostPlan:
     identity: Path | None
     give_up: float | None
     bot_delay: float = 0.0
+    announce: bool = True  # advertise on the LAN (mDNS)
+    upnp: bool = False  # ask the router for a port mapping
+    qr: bool = False  # also draw the invite as a QR code
+    move_time: int = DEFAULT_MOVE_TIME  # seconds per move before a claim (PROTOCOL.md §10)
+    reveal_time: int = DEFAULT_REVEAL_TIME  # seconds per reveal, seed, result…
 
 
 def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
@@ -225,13 +246,18 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     key = load_key(plan.identity)
     if not plan.curve:
         console.print(Text("CURVE is off: traffic is readable on the network", style="red"))
+    where = lan.listen_plan(plan.bind, plan.address)
     files = GameFiles(
         plan.log_path,
-        storage.NetSidecar(role="host", port=plan.port, bind=plan.bind, curve=plan.curve),
+        storage.NetSidecar(
+            role="host", port=plan.port, bind=plan.bind or lan.AUTO, curve=plan.curve
+        ),
     )
+    lan_driver = lan.LanDriver(driver)
     opts = HostOptions(
         players=plan.players,
-        bind=plan.bind,
+        bind=where.bind,
+        also_bind=where.also_bind,
         port=plan.port,
         curve=plan.curve,
         name=plan.name,
@@ -240,46 +266,82 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     )
     host = Host(
         key=key,
-        driver=driver,
+        driver=lan_driver,
         make_session=session_factory(key),
         open_log=files.open_new,
         options=opts,
-        make_genesis=genesis_factory(key, plan.variant, plan.first),
+        make_genesis=genesis_factory(
+            key, plan.variant, plan.first, Clocks(plan.move_time, plan.reveal_time)
+        ),
         fingerprint=fingerprint,
-        address=plan.address or (guess_address() if _open_addr(plan.bind) else plan.bind),
+        address=where.advertise[0],
+    )
+    console.print(
+        Text(f"you are {shown(plan.name, 40)} — fingerprint {fingerprint(raw_public(key))}")
+    )
+    reach = lan.set_up_host(
+        console,
+        host,
+        where,
+        driver=lan_driver,
+        name=plan.name,
+        players=plan.players,
+        variant=plan.variant.value,
+        upnp=plan.upnp,
+        announce=plan.announce,
+        qr=plan.qr,
     )
     files.sidecar = dataclasses.replace(files.sidecar, port=host.port, invite=str(host.invite))
-    console.print(Text(f"you are {plan.name} — fingerprint {fingerprint(raw_public(key))}"))
-    console.print(Text("invite (give this to the other players):", style="bold"))
-    console.print(str(host.invite), soft_wrap=True)
     if plan.invite_file is not None:
         tmp = plan.invite_file.with_name(plan.invite_file.name + ".tmp")
         tmp.write_text(str(host.invite) + "\n")
         tmp.replace(plan.invite_file)
     procs: list[subprocess.Popen[bytes]] = []
-    tmpdir = Path(tempfile.mkdtemp(prefix="zoo-bots-"))
+    # our bots keep their keys and logs with the game, so `zoo resume` can restart them
+    bots_dir = bots_dir_for(plan.log_path)
+    files.sidecar = dataclasses.replace(
+        files.sidecar, bots_dir=str(bots_dir), bot_level=plan.level, bot_count=plan.bots
+    )
+    here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
+    local = host.invite.with_addresses([(here, host.port)])
+    _start_stand_ins(host, local, plan.level, bots_dir, procs)
     try:
         if plan.bots:  # our own bots come in over loopback whatever the invite says
-            local = (
-                dataclasses.replace(host.invite, host="127.0.0.1")
-                if _open_addr(plan.bind)
-                else host.invite
+            procs += spawn_bots(
+                local,
+                plan.bots,
+                plan.level,
+                plan.bot_delay,
+                bots_dir,
+                think=plan.think,
+                keep_keys=True,
             )
-            procs = spawn_bots(
-                local, plan.bots, plan.level, plan.bot_delay, tmpdir, think=plan.think
-            )
-            watch_bots(host, procs, tmpdir, console)
+            watch_bots(host, procs, bots_dir, console)
         console.print(f"waiting for {plan.players - 1} player(s) to join…")
         host.start_if_ready()
         outcome = host.run()
     finally:
         reap(procs)
-        shutil.rmtree(tmpdir, ignore_errors=True)
+        reach.close()
+        if not any(bots_dir.iterdir()):
+            bots_dir.rmdir()
     return finish(host, outcome, files.path, console)
 
 
+def _start_stand_ins(
+    host: Host, invite: Invite, level: str, bots_dir: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    """A resigned seat's stand-in (PROTOCOL.md §10.4) is a bot we run, like `--bots`."""
+
+    def start(seat: int, key: bytes, link: Any) -> None:
+        procs.append(spawn_stand_in(invite, seat, key, level, bots_dir))
+        link.driver.on_notice(f"a {level} bot plays on in seat {seat + 1}")
+
+    host.stand_in_starter = start
+
+
 def run_join(
-    invite_text: str,
+    invite_text: str | None,
     *,
     name: str,
     team: int | None,
@@ -290,18 +352,23 @@ def run_join(
     console: Console,
     ephemeral: bool,
     curve: bool = True,
+    stand_in: bool = False,
 ) -> int:
-    """Join a game with `driver` at our seat; resumes if `log_path` already holds it."""
-    try:
-        invite = Invite.parse(invite_text)
-    except InviteError as exc:
-        raise UsageError(str(exc)) from None
+    """Join a game with `driver` at our seat; resumes if `log_path` already holds it.
+    With no invite, look for games on the LAN and join the one picked (issue 11)."""
+    if invite_text is None:
+        invite = lan.pick_game(console, lan.BROWSE_SECONDS)
+    else:
+        try:
+            invite = Invite.parse(invite_text, allow_no_curve=not curve)
+        except InviteError as exc:
+            raise UsageError(str(exc)) from None
     key = load_key(identity, ephemeral=ephemeral)
     session: Session | None = None
     sink: storage.LogWriter | None = None
     if log_path is not None and log_path.exists() and log_path.stat().st_size > 0:
         session, sink = resume_session(key, log_path)
-        console.print(f"resuming {log_path} from entry {len(session.entries)}")
+        console.print(Text(f"resuming {shown(log_path)} from entry {len(session.entries)}"))
     files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite)))
     joiner = Joiner(
         invite,
@@ -316,8 +383,14 @@ def run_join(
         session=session,
         sink=sink,
     )
+    if stand_in:  # we play a resigned seat: watch the log until its resignation names our key
+        joiner.make_session = Session
+        joiner.stand_in_key = key
     console.print(
-        f"joining {invite.host}:{invite.port} as {name} ({fingerprint(raw_public(key))})…"
+        Text(
+            f"joining {invite.host}:{invite.port} as {shown(name, 40)} "
+            f"({fingerprint(raw_public(key))})…"
+        )
     )
     joiner.catch_up()
     outcome = joiner.run()
@@ -341,14 +414,19 @@ def run_resume(
     session, sink = resume_session(key, log_path)
     if session.finished:
         sink.close()
-        console.print(f"{log_path} holds a finished game; see `zoo verify {log_path}`")
+        console.print(
+            Text(f"{shown(log_path)} holds a finished game; see `zoo verify {shown(log_path)}`")
+        )
         return 0
     files = GameFiles(log_path, sidecar)
     link: Link
+    procs: list[subprocess.Popen[bytes]] = []
     if session.seat == 0:
+        where = lan.listen_plan(bind or sidecar.bind, None)
         opts = HostOptions(
             players=len(session.seats),
-            bind=bind or sidecar.bind,
+            bind=where.bind,
+            also_bind=where.also_bind,
             port=port or sidecar.port,
             curve=sidecar.curve,
             name=session.seats[0].name,
@@ -364,10 +442,19 @@ def run_resume(
             fingerprint=fingerprint,
             session=session,
             sink=sink,
-            address=guess_address() if _open_addr(opts.bind) else opts.bind,
+            address=where.advertise[0],
         )
-        console.print(f"resuming as host from entry {len(session.entries)}; invite:")
-        console.print(str(host.invite), soft_wrap=True)
+        host.invite = host.invite.with_addresses([(h, host.port) for h in where.advertise])
+        console.print(f"resuming as host from entry {len(session.entries)}")
+        lan.print_invite(console, host.invite)
+        here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
+        local = host.invite.with_addresses([(here, host.port)])
+        if sidecar.bots_dir and Path(sidecar.bots_dir).is_dir():
+            bots_dir = Path(sidecar.bots_dir)
+            procs = respawn(local, bots_dir, sidecar.bot_count, sidecar.bot_level)
+            if procs:
+                console.print(f"restarting our {len(procs)} bot(s)")
+            _start_stand_ins(host, local, sidecar.bot_level, bots_dir, procs)
         host.start_if_ready()
         link = host
     else:
@@ -398,5 +485,8 @@ def run_resume(
             sink=sink,
         )
         link.catch_up()
-    outcome = link.run()
+    try:
+        outcome = link.run()
+    finally:
+        reap(procs)
     return finish(link, outcome, log_path, console)

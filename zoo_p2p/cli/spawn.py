@@ -28,8 +28,12 @@ def spawn_bots(
     workdir: Path,
     quiet: bool = True,
     think: float | None = None,
+    keep_keys: bool = False,
 ) -> list[subprocess.Popen[bytes]]:
-    """Start `k` bot peers (`zoo bot`) that join `invite`; their logs and stderr go to workdir."""
+    """Start `k` bot peers (`zoo bot`) that join `invite`; their logs and stderr go to workdir.
+
+    With `keep_keys`, each bot's identity is `workdir/botN.key` (mode 0600, created on first
+    use), so `zoo resume` can restart it from `workdir/botN.zoolog` with the same key."""
     procs = []
     for i in range(k):
         args = [
@@ -51,7 +55,9 @@ def spawn_bots(
             args.append("--quiet")
         if think is not None:
             args += ["--think", str(think)]
-        err = open(workdir / f"bot{i + 1}.err", "wb")  # noqa: SIM115 - handed to the child
+        if keep_keys:
+            args += ["--identity", str(workdir / f"bot{i + 1}.key")]
+        err = open(workdir / f"bot{i + 1}.err", "ab")  # noqa: SIM115 - handed to the child
         procs.append(
             subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
         )
@@ -94,3 +100,79 @@ def watch_bots(
         link.call_later(0.5, check)
 
     link.call_later(0.5, check)
+
+
+def bots_dir_for(log_path: Path | None) -> Path:
+    """Where a host keeps its bots' keys and logs for the whole game: `<log>.bots/` beside the
+    log, or a fresh `bots-…` directory in the logs directory (mode 0700)."""
+    import os
+
+    from zoo_p2p import storage
+
+    path = (
+        log_path.with_name(log_path.name + ".bots")
+        if log_path is not None
+        else storage.logs_dir() / f"bots-{os.urandom(4).hex()}"
+    )
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def spawn_stand_in(
+    invite: Invite, seat: int, key: bytes, level: str, workdir: Path
+) -> subprocess.Popen[bytes]:
+    """Start the bot that plays a resigned seat under the key its resignation names (PROTOCOL.md
+    §10.4); the key is kept as `workdir/standin-N.key` (0600) so `zoo resume` restarts it."""
+    import os
+
+    path = workdir / f"standin-{seat + 1}.key"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(stand_in_key_file(key))
+    return _spawn_stand_in(invite, path, seat, level, workdir)
+
+
+def stand_in_key_file(raw: bytes) -> bytes:
+    """A raw Ed25519 private key in the identity file format (PEM, PKCS#8)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(raw).private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+
+
+def _spawn_stand_in(
+    invite: Invite, key_path: Path, seat: int, level: str, workdir: Path
+) -> subprocess.Popen[bytes]:
+    args = [
+        *SPAWN,
+        "bot",
+        str(invite),
+        "--level",
+        level,
+        "--stand-in",
+        "--identity",
+        str(key_path),
+        "--log",
+        str(workdir / f"standin-{seat + 1}.zoolog"),
+        "--give-up",
+        "30",
+        "--quiet",
+    ]
+    err = open(workdir / f"standin-{seat + 1}.err", "ab")  # noqa: SIM115 - handed to the child
+    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    err.close()
+    return p
+
+
+def respawn(invite: Invite, workdir: Path, count: int, level: str) -> list[subprocess.Popen[bytes]]:
+    """`zoo resume` of a host: restart every bot (and stand-in) of the game from its key and log."""
+    procs = spawn_bots(invite, count, level, 0.0, workdir, keep_keys=True) if count else []
+    for key in sorted(workdir.glob("standin-*.key")):
+        seat = int(key.stem.split("-")[1]) - 1
+        procs.append(_spawn_stand_in(invite, key, seat, level, workdir))
+    return procs

@@ -25,7 +25,7 @@ from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.protocol.evidence import Conviction, check, find_fork
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules.board import COLUMNS, SIZE
-from zoo_p2p.storage import audit_file, read_log, read_proofs
+from zoo_p2p.storage import LogReader, audit_file, read_proofs
 from zoo_p2p.text import seat_word, shown
 
 UNREADABLE = "unreadable"
@@ -152,10 +152,15 @@ def _forks(
     """Forks between every two readable logs of the same game."""
     logs: list[tuple[Path, list[bytes]]] = []
     for p in paths:
+        entries: list[bytes] = []
         try:
-            logs.append((p, read_log(p).entries))
+            with LogReader(p) as reader:
+                for raw in reader:  # every entry up to unreadable bytes, if any
+                    entries.append(raw)
         except LogError:
-            continue
+            pass
+        if entries:
+            logs.append((p, entries))
     found = []
     for i in range(len(logs)):
         for j in range(i + 1, len(logs)):

@@ -27,6 +27,7 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -47,10 +48,34 @@ log = logging.getLogger("zoo_p2p.net.discovery")
 
 SERVICE = "_zoo-p2p._tcp.local."
 BROWSE_SECONDS = 3.0
+SETTLE = 1.0  # once a game is found, stop after this long without another new one
 MAX_ADVERTS = 32  # adverts kept from one browse (the rest are ignored)
 MAX_NAME = 32
 VARIANTS = ("standard", "general")
 _TXT_MAX = 255
+
+
+def interface_addresses() -> list[str]:
+    """This machine's addresses another machine could reach: IPv4 except loopback and link-local,
+    IPv6 global or unique-local (no link-local: its zone means nothing elsewhere)."""
+    import ifaddr
+
+    out: list[str] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            raw = ip.ip[0] if isinstance(ip.ip, tuple) else ip.ip
+            try:
+                addr = ipaddress.ip_address(raw)
+            except ValueError:
+                continue
+            if addr.is_loopback or addr.is_link_local or addr.is_multicast:
+                continue
+            if addr.version == 6 and not (addr.is_global or addr.is_private):
+                continue
+            if str(addr) not in out:
+                out.append(str(addr))
+    out.sort(key=lambda a: ":" in a)  # IPv4 first: what most joiners can reach
+    return out
 
 
 class DiscoveryError(ZooError):
@@ -144,6 +169,36 @@ def parse_txt(props: dict[bytes, bytes | None], extra: list[Address] | None = No
     return Advert(name, fp, seats, taken, variant, inv)
 
 
+class _Trouble(logging.Handler):
+    """Catches what zeroconf would print (tracebacks included) and keeps one line of it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.first: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.first is None:
+            exc = record.exc_info[1] if record.exc_info else None
+            self.first = (
+                f"{type(exc).__name__}: {exc}" if exc is not None else record.getMessage()[:200]
+            )
+
+
+@contextlib.contextmanager
+def quiet_zeroconf() -> Iterator[_Trouble]:
+    """Keep zeroconf's own warnings and tracebacks off the terminal; collect the first one."""
+    zlog = logging.getLogger("zeroconf")
+    trouble = _Trouble()
+    old = zlog.propagate
+    zlog.addHandler(trouble)
+    zlog.propagate = False
+    try:
+        yield trouble
+    finally:
+        zlog.removeHandler(trouble)
+        zlog.propagate = old
+
+
 def _zeroconf(addresses: list[str] | None) -> Zeroconf:
     from zeroconf import InterfaceChoice, IPVersion, Zeroconf
 
@@ -183,9 +238,13 @@ class Announcer:
         self._zc: Zeroconf | None = None
         self._info: ServiceInfo | None = None
         self._thread = threading.Thread(target=self._run, name="zoo-announce", daemon=True)
+        self._quiet: contextlib.AbstractContextManager[_Trouble] | None = None
+        self.trouble: _Trouble | None = None
 
     def start(self) -> Announcer:
         """Begin announcing (returns at once; `wait()` tells how it went)."""
+        self._quiet = quiet_zeroconf()
+        self.trouble = self._quiet.__enter__()
         self._thread.start()
         return self
 
@@ -267,6 +326,9 @@ class Announcer:
         t = threading.Thread(target=stop, name="zoo-announce-stop", daemon=True)
         t.start()
         t.join(timeout)
+        quiet, self._quiet = self._quiet, None
+        if quiet is not None:
+            quiet.__exit__(None, None, None)
 
 
 def _is_ip(host: str) -> bool:
@@ -277,11 +339,24 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-def browse(
-    seconds: float = BROWSE_SECONDS, *, interfaces: list[str] | None = None
-) -> tuple[list[Advert], int]:
-    """Listen for game adverts for `seconds` (bounded); return the valid ones and how many were
-    dropped as malformed. Raises DiscoveryError if mDNS cannot be used at all."""
+@dataclass
+class Browse:
+    """What one browse found: the valid adverts, how many were dropped, the first network error."""
+
+    games: list[Advert]
+    dropped: int
+    trouble: str | None
+
+
+def browse(seconds: float = BROWSE_SECONDS, *, interfaces: list[str] | None = None) -> Browse:
+    """Listen for game adverts for `seconds` (bounded). Raises DiscoveryError if mDNS cannot be
+    used at all; a send that the network refused is reported in `trouble`."""
+    with quiet_zeroconf() as trouble:
+        games, bad = _browse(seconds, interfaces)
+    return Browse(games, bad, trouble.first)
+
+
+def _browse(seconds: float, interfaces: list[str] | None) -> tuple[list[Advert], int]:
     from zeroconf import ServiceBrowser, ServiceStateChange
 
     start = time.monotonic()
@@ -305,11 +380,14 @@ def browse(
     try:
         browser = ServiceBrowser(zc, SERVICE, handlers=[on_change])
         done: set[str] = set()
+        last_new = 0.0
         while True:
             left = seconds - (time.monotonic() - start)
             with lock:
                 todo = [n for n in names if n not in done]
             for name in todo:
+                if time.monotonic() - start >= seconds:
+                    break  # the bound holds even against a flood of adverts
                 done.add(name)
                 ms = int(max(0.2, seconds - (time.monotonic() - start)) * 1000)
                 try:
@@ -332,9 +410,13 @@ def browse(
                     log.info("dropped an advert: %s", exc)
                     bad += 1
                     continue
-                if all(a.fingerprint != advert.fingerprint for a in found):
+                # adverts claiming one fingerprint are all kept (a spoofed one must not hide
+                # the real one); only the very same invite is listed once
+                if all(a.invite != advert.invite for a in found):
                     found.append(advert)
-            if left <= 0:
+                    last_new = time.monotonic()
+            quiet_for = time.monotonic() - last_new
+            if left <= 0 or (found and quiet_for >= SETTLE and time.monotonic() - start >= SETTLE):
                 break
             time.sleep(min(0.1, left))
     finally:

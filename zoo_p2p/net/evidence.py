@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zoo_p2p.protocol.evidence import Conviction, ProofError, check, make_proof
+from zoo_p2p.protocol.evidence import Conviction, ProofError, check, convicted_by, make_proof
 from zoo_p2p.storage import append_proof, proofs_path, read_proofs
 
 __all__ = [
     "Conviction",
     "ProofError",
     "check",
+    "convicted_by",
     "keep",
     "make_proof",
     "proofs_path",

@@ -24,9 +24,9 @@ from __future__ import annotations
 import base64
 import ipaddress
 import re
-import socket
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from zoo_p2p.errors import ZooError
 
@@ -259,83 +259,89 @@ class Attempt:
 
 
 def probe(
-    addresses: tuple[Address, ...] | list[Address],
+    invite: Invite,
     *,
     timeout: float = 3.0,
     stagger: float = 0.25,
 ) -> tuple[Address | None, list[Attempt]]:
-    """Try to open a TCP connection to each address in turn, the next one `stagger` s later.
+    """Try the invite's addresses in turn, the next one `stagger` s after the previous one, and
+    return the first where a ZeroMQ handshake with the invite's CURVE key succeeds.
 
-    The first address that accepts a connection wins (the others still pending are dropped);
-    every attempt is over within `timeout` seconds of the start. Returns the winner (None if
-    none answered) and what happened to each address, for the message that explains a failure.
+    A handshake (not a bare TCP connection) is what counts: it proves that the host at that
+    address holds the invite's CURVE secret, and the host sees an ordinary connection that
+    closes, never a failed handshake. Every attempt is over within `timeout` s of the start.
+    Returns the winner (None if none answered) and what happened to each address.
     """
-    import selectors
+    import zmq
+    from zmq.utils import z85
+    from zmq.utils.monitor import recv_monitor_message
 
     start = time.monotonic()
+    ctx = zmq.Context()
+    pub, sec = zmq.curve_keypair()
+    todo = list(invite.addresses)
+    live: dict[Any, tuple[Address, float, Any]] = {}  # monitor -> (address, started, socket)
+    notes: dict[Address, str] = {}
     attempts: list[Attempt] = []
-    pending: dict[socket.socket, tuple[Address, float]] = {}
-    sel = selectors.DefaultSelector()
-    todo = list(addresses)
+    poller = zmq.Poller()
     next_at = start
     winner: Address | None = None
+    wanted = (
+        zmq.EVENT_HANDSHAKE_SUCCEEDED
+        | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+        | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+        | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+        | zmq.EVENT_CONNECT_RETRIED
+    )
     try:
-        while (todo or pending) and winner is None:
+        while (todo or live) and winner is None:
             now = time.monotonic()
             if now - start >= timeout:
                 break
             if todo and now >= next_at:
                 addr = todo.pop(0)
                 next_at = now + stagger
-                try:
-                    infos = socket.getaddrinfo(addr[0], addr[1], type=socket.SOCK_STREAM)
-                    family, _, _, _, sockaddr = infos[0]
-                    s = socket.socket(family, socket.SOCK_STREAM)
-                    s.setblocking(False)
-                    err = s.connect_ex(sockaddr)
-                except OSError as exc:
-                    attempts.append(Attempt(addr, False, time.monotonic() - now, _why(exc)))
-                    continue
-                if err not in (0, 115, 36, 10035):  # EINPROGRESS (Linux, BSD), WSAEWOULDBLOCK
-                    s.close()
-                    attempts.append(Attempt(addr, False, 0.0, _why(OSError(err, ""))))
-                    continue
-                pending[s] = (addr, now)
-                sel.register(s, selectors.EVENT_WRITE)
+                sock = ctx.socket(zmq.DEALER)
+                sock.setsockopt(zmq.LINGER, 0)
+                sock.setsockopt(zmq.IPV6, 1)
+                sock.setsockopt(zmq.RECONNECT_IVL, 200)
+                if invite.server_key != bytes(32):
+                    sock.curve_secretkey = sec
+                    sock.curve_publickey = pub
+                    sock.curve_serverkey = z85.encode(invite.server_key)
+                mon = sock.get_monitor_socket(wanted)
+                poller.register(mon, zmq.POLLIN)
+                live[mon] = (addr, now, sock)
+                sock.connect(f"tcp://{format_address(addr)}")
                 continue
-            wait = min(timeout - (now - start), (next_at - now) if todo else timeout)
-            for key, _ in sel.select(max(0.0, wait)):
-                s = key.fileobj  # type: ignore[assignment]
-                addr, t0 = pending.pop(s)
-                sel.unregister(s)
-                err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-                s.close()
-                took = time.monotonic() - t0
-                if err == 0:
-                    attempts.append(Attempt(addr, True, took))
+            wait = timeout - (now - start)
+            if todo:
+                wait = min(wait, next_at - now)
+            for mon, _ in poller.poll(max(1, int(wait * 1000))):
+                addr, t0, _sock = live[mon]
+                ev = recv_monitor_message(mon)["event"]
+                if ev == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                    attempts.append(Attempt(addr, True, time.monotonic() - t0))
                     winner = addr
                     break
-                attempts.append(Attempt(addr, False, took, _why(OSError(err, ""))))
+                if ev == zmq.EVENT_CONNECT_RETRIED:
+                    notes[addr] = "no answer (refused or unreachable)"
+                    continue
+                attempts.append(
+                    Attempt(addr, False, time.monotonic() - t0, "answered with another key")
+                )
+                poller.unregister(mon)
+                del live[mon]
+                mon.close(linger=0)
+                _sock.close(linger=0)
     finally:
-        for s, (addr, t0) in pending.items():
-            attempts.append(Attempt(addr, False, time.monotonic() - t0, "no answer"))
-            s.close()
+        for mon, (addr, t0, sock) in live.items():
+            if addr != winner:
+                why = notes.get(addr, "no answer")
+                attempts.append(Attempt(addr, False, time.monotonic() - t0, why))
+            mon.close(linger=0)
+            sock.close(linger=0)
         for addr in todo:
             attempts.append(Attempt(addr, False, 0.0, "not tried"))
-        sel.close()
+        ctx.term()
     return winner, attempts
-
-
-def _why(exc: OSError) -> str:
-    import errno
-    import os
-
-    if exc.errno == errno.ECONNREFUSED:
-        return "refused (nothing listens there)"
-    if exc.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
-        return "unreachable from here"
-    if isinstance(exc, socket.gaierror):
-        return "name not found"
-    if exc.errno:
-        return os.strerror(exc.errno).lower()
-    return str(exc) or type(exc).__name__

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from zoo_p2p.errors import LocalProtocolError, RemoteProtocolError
 from zoo_p2p.net import wire
+from zoo_p2p.protocol.crypto import public_key_bytes
 from zoo_p2p.protocol.liveness import (
     Resignation,
     Vote,
@@ -32,6 +35,14 @@ log = logging.getLogger("zoo_p2p.net")
 VOTE_RESEND = 1.0  # seconds between re-sends of our vote while the claim is incomplete
 
 
+def _raw_private(key: Ed25519PrivateKey) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+
+
 def _unpack(data: bytes) -> Any:
     try:
         return msgpack.unpackb(data, raw=False, use_list=True, max_bin_len=4096, max_array_len=8)
@@ -45,6 +56,7 @@ class Liveness:
     session: Session | None
     driver: Any
     dropped: int
+    _turn_at: int | None
 
     def _init_liveness(self) -> None:
         self._clock_len = -1  # log length when the floor last changed hands (as we saw it)
@@ -53,7 +65,13 @@ class Liveness:
         self._my_vote: Vote | None = None
         self._vote_sent = 0.0
         self._told_ending = False
+        self.resigned_self = False  # we signed our resignation (the exit says so, not "resume")
         self.stand_in_keys: dict[int, bytes] = {}  # host: seat -> stand-in private key (raw)
+        self._stand_ins_started: set[int] = set()
+        self.stand_in_key: Ed25519PrivateKey | None = None  # we are a stand-in with this key
+        # host: starts the bot of a resigned seat: (seat, private key raw, link); else the
+        # driver's `on_stand_in` if it has one
+        self.stand_in_starter: Callable[[int, bytes, Any], None] | None = None
 
     # ----- hooks the transport implements -------------------------------------------------
     def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
@@ -80,6 +98,7 @@ class Liveness:
         s = self.session
         if s is None or s.stopped is not None:
             return
+        self._stand_in_tick()
         if s.ending is not None and not self._told_ending:
             self._told_ending = True
             self.driver.on_notice(s.outcome().describe(s.seats))
@@ -163,6 +182,68 @@ class Liveness:
             self.driver.on_notice("the game went on without our claim: we take it back")
 
     # ----- resignation ----------------------------------------------------------------------
+    def leave(self, reason: str) -> None:
+        raise NotImplementedError
+
+    def resign_and_leave(self, reason: str) -> None:
+        """A person leaves for good (`q`, confirmed): a seated joiner in a game being played
+        signs its resignation first (PROTOCOL.md §10.4) — with 3–4 seats a bot that the host
+        runs takes the seat under a fresh key, with 2 the other seat wins. The host just leaves
+        (it relays the game: without it nothing goes on; `zoo resume` continues it)."""
+        s = self.session
+        if (
+            s is not None
+            and s.seat not in (None, 0)
+            and s.state is not None
+            and s.floor is not None
+            and not s.finished
+            and self.stand_in_key is None
+        ):
+            stand = Ed25519PrivateKey.generate() if len(s.seats) > 2 else None
+            try:
+                self.resign(
+                    None if stand is None else public_key_bytes(stand),
+                    b"" if stand is None else _raw_private(stand),
+                )
+            except LocalProtocolError as exc:
+                log.warning("could not resign: %s", exc)
+            else:
+                self.resigned_self = True
+                reason += (
+                    "; you resigned and a bot plays on in your seat"
+                    if stand is not None
+                    else "; you resigned: the other seat wins"
+                )
+        self.leave(reason)
+
+    def _on_resigned(self, seat: int, new_pub: bytes) -> None:
+        """A resignation is in our log: seat `seat` now speaks with `new_pub` (host: seat it)."""
+
+    def _stand_in_tick(self) -> None:
+        """Host: start the stand-in of a seat whose resignation is in the log (driver callback
+        `on_stand_in(seat, private_key_raw, link)`). Stand-in: take our seat once the
+        resignation that names our key is in our log."""
+        s = self.session
+        if s is None:
+            return
+        for seat in s.resigned:
+            if seat in self._stand_ins_started:
+                continue
+            self._stand_ins_started.add(seat)
+            self._on_resigned(seat, s.seat_key(seat))
+            key = self.stand_in_keys.get(seat)
+            start = self.stand_in_starter or getattr(self.driver, "on_stand_in", None)
+            if key is not None and start is not None:
+                start(seat, key, self)
+        if self.stand_in_key is not None and s.seat is None and s.resigned:
+            try:
+                seat = s.take_seat(self.stand_in_key)
+            except LocalProtocolError:
+                return
+            self.driver.on_notice(f"we play on in {seat_word(seat, s.seats[seat].team.label)}")
+            self._turn_at = None
+            self._advance(len(s))
+
     def resign(self, stand_in: bytes | None, stand_in_private: bytes = b"") -> Resignation:
         """Sign our resignation and send it (with the stand-in's private key, for the host)."""
         s = self.session

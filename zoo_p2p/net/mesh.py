@@ -54,7 +54,17 @@ from zoo_p2p.text import seat_word, shown
 if TYPE_CHECKING:
     from zoo_p2p.protocol.session import Session
 
-__all__ = ["Mesh", "MeshOwner", "Verdict", "advertise_for", "pack", "unpack"]
+__all__ = [
+    "Card",
+    "Mesh",
+    "MeshOwner",
+    "Verdict",
+    "advertise_for",
+    "card_signed_bytes",
+    "check_card",
+    "pack",
+    "unpack",
+]
 
 log = logging.getLogger("zoo_p2p.net.mesh")
 
@@ -185,6 +195,19 @@ class Card:
     ckey: bytes  # CURVE public key its DEALERs authenticate with
 
 
+def check_card(pub: Ed25519PublicKey, game_id: bytes, msg: dict[str, Any]) -> Card | None:
+    """The card in `msg` (an unpacked `card` message) if `pub` signed it for this game, else None.
+
+    A relay cannot substitute an endpoint or a key: every field is under the seat's signature.
+    """
+    data = card_signed_bytes(game_id, msg["seat"], msg["ep"], msg["skey"], msg["ckey"])
+    try:
+        pub.verify(msg["sig"], data)
+    except InvalidSignature:
+        return None
+    return Card(msg["seat"], msg["ep"], msg["skey"], msg["ckey"])
+
+
 @dataclass(frozen=True)
 class Verdict:
     """Who a proof convicts (0-based seat) and why, and where we keep the proof."""
@@ -233,6 +256,7 @@ class _Peer:
     card: Card
     dealer: zmq.Socket[bytes]
     heard: float = 0.0  # last frame on our listener from this seat
+    first_heard: float = 0.0  # first frame on our listener from this seat (0: never)
     head: tuple[int, bytes] | None = None  # its last advertised head
     up: tuple[bool, ...] = ()  # which seats it said it hears directly (with `up_at`)
     up_at: float = 0.0
@@ -267,6 +291,8 @@ class Mesh:
             self.router.curve_secretkey = ssec
             self.router.curve_publickey = spub
             self.router.curve_server = True
+        if ":" in bind:
+            self.router.setsockopt(zmq.IPV6, 1)
         port = self.router.bind_to_random_port(f"tcp://{bind}")
         ep = f"tcp://{advertise}:{port}"
         skey, ckey = z85.decode(spub), z85.decode(cpub)
@@ -287,6 +313,7 @@ class Mesh:
         self.verdict: Verdict | None = None
         self._last_heads = 0.0
         self.dropped = 0
+        self.direct_new = 0  # entries that reached our log first over a direct link
         owner.poller.register(self.router, zmq.POLLIN)
         owner.mesh_tunnel(self.card_msg, None)
 
@@ -387,14 +414,11 @@ class Mesh:
             return
         if via_ckey is not None and via_ckey != msg["ckey"]:
             return  # a card on a direct link must be the card of that very link
-        data = card_signed_bytes(self.game_id, seat, msg["ep"], msg["skey"], msg["ckey"])
-        try:
-            self._pubs[seat].verify(msg["sig"], data)
-        except InvalidSignature:
+        card = check_card(self._pubs[seat], self.game_id, msg)
+        if card is None:
             self.dropped += 1
             log.warning("dropped a card for %s with a bad signature", self.name(seat))
             return
-        card = Card(seat, msg["ep"], msg["skey"], msg["ckey"])
         old = self.peers.get(seat)
         if old is not None and old.card == card:
             return
@@ -405,6 +429,7 @@ class Mesh:
         self._limits(dealer)
         dealer.setsockopt(zmq.RECONNECT_IVL, 100)
         dealer.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+        dealer.setsockopt(zmq.IPV6, 1)  # a card may carry an [IPv6] endpoint (issue 11)
         if self.curve:
             dealer.curve_publickey, dealer.curve_secretkey = self._client
             dealer.curve_serverkey = z85.encode(card.skey)
@@ -471,15 +496,21 @@ class Mesh:
                 self._on_card(msg, ckey if self.curve else None)
                 seat = self.by_ckey.get(ckey) if self.curve else msg["seat"]
                 if seat is not None and seat in self.peers:
-                    self.peers[seat].heard = now
+                    self._heard_from(self.peers[seat], now)
                 continue
             if seat is None:
                 self.dropped += 1
                 continue
-            self.peers[seat].heard = now
+            self._heard_from(self.peers[seat], now)
             self._on_msg(seat, msg, now)
             if self.verdict is not None and self._stopped():
                 return
+
+    @staticmethod
+    def _heard_from(p: _Peer, now: float) -> None:
+        p.heard = now
+        if not p.first_heard:
+            p.first_heard = now
 
     def _stopped(self) -> bool:
         return self.owner.stopped is not None
@@ -546,6 +577,7 @@ class Mesh:
                 if start == len(held):
                     return
         gap = self.owner.deliver(start, entries, self.name(seat))
+        self.direct_new += len(self.session) - before
         self._note_accepted(before, now)
         self.heard(seat, start, entries)
         if gap is not None:
@@ -601,6 +633,16 @@ class Mesh:
         self.verdict = Verdict(conviction.seat, conviction.reason, self._keep(proof))
         self._broadcast_proof(proof)
         return self.verdict
+
+    def on_rejected(self, raw: bytes, exc: RemoteProtocolError) -> None:
+        """Our session refused `raw` without stopping (an illegal move, a lying result, an entry
+        out of turn…). If its author's own signature on our chain proves the fault, it is a
+        cheat like any other: proof, verdict, stop."""
+        if self.verdict is not None or evidence.convicted_by(self.session, raw, exc) is None:
+            return
+        verdict = self.on_cheat(raw)
+        if verdict is not None:
+            self.owner.mesh_stop(verdict)
 
     def _keep(self, proof: bytes) -> Path | None:
         path = self.owner.mesh_log_path()
@@ -672,6 +714,9 @@ class Mesh:
                 and srcs
                 and author in self.peers
                 and now - self.peers[author].heard < LIVE
+                # the author had linked to us well before: its push to us cannot have raced
+                # the link's setup (it sends its card first on a new link)
+                and 0 < self.peers[author].first_heard <= t - HOLD_BACK
                 and ("author", author) not in self._named
             ):
                 self._named.add(("author", author))
@@ -698,6 +743,12 @@ class Mesh:
 
     def close(self) -> None:
         """Close our sockets (a short linger lets a last proof leave) and the ZAP handler."""
+        log.info(
+            "mesh: %d entries came first over direct links (%s); %d frames dropped",
+            self.direct_new,
+            ", ".join(self.name(p) for p in sorted(self.peers)),
+            self.dropped,
+        )
         with contextlib.suppress(KeyError):
             self.owner.poller.unregister(self.router)
         for p in self.peers.values():
@@ -717,7 +768,7 @@ def advertise_for(host: str) -> tuple[str, str]:
     import socket
 
     try:
-        fam = socket.AF_INET6 if host.startswith("[") else socket.AF_INET
+        fam = socket.AF_INET6 if ":" in host else socket.AF_INET  # invites keep IPv6 bare
         with socket.socket(fam, socket.SOCK_DGRAM) as s:
             s.connect((host.strip("[]"), 9))
             addr: str = s.getsockname()[0]

@@ -32,12 +32,13 @@ from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
 from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
-from zoo_p2p.errors import RemoteProtocolError, ZooError
+from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
-from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.invite import Invite, format_address
 from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
+from zoo_p2p.protocol.crypto import check_public_key
 from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.text import seat_word, shown
 
@@ -65,6 +66,7 @@ HEARTBEAT_IVL_MS = 1000
 HEARTBEAT_TIMEOUT_MS = 3000
 HEARTBEAT_TTL_MS = 6000
 SNDHWM = 10_000
+RCVHWM = 1_000  # messages queued per link before libzmq stops reading its socket (≤ 1 GiB)
 NO_CURVE = bytes(32)  # the invite's key when the host runs without CURVE (debugging only)
 # Bounds on what any one client can make the host hold (protocol/TRANSPORT.md §9).
 HANDSHAKE_IVL_MS = 5000  # a TCP connection must finish the ZMTP/CURVE handshake within this
@@ -114,6 +116,14 @@ def server_curve_keys(key: Ed25519PrivateKey) -> tuple[bytes, bytes]:
     return zmq.curve_public(secret), secret
 
 
+def _key_ok(pub: bytes) -> bool:
+    try:
+        check_public_key(pub)
+    except ValueError:
+        return False
+    return True
+
+
 def _verify(pub: bytes, sig: bytes, data: bytes) -> bool:
     try:
         Ed25519PublicKey.from_public_bytes(pub).verify(sig, data)
@@ -127,10 +137,10 @@ def _bracket(addr: str) -> str:
 
 
 def _first_reachable(invite: Invite, driver: Driver) -> Invite:
-    """The invite reordered so that the first address that accepts a connection comes first."""
-    from zoo_p2p.net.invite import format_address, probe
+    """The invite reordered so that the first address where a handshake succeeds comes first."""
+    from zoo_p2p.net.invite import probe
 
-    winner, attempts = probe(invite.addresses)
+    winner, attempts = probe(invite)
     for a in attempts:
         log.info("address %s: %s", format_address(a.address), "ok" if a.ok else a.error)
     if winner is None:
@@ -147,7 +157,7 @@ def _set_common(sock: zmq.Socket[bytes]) -> None:
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
     sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS)
     sock.setsockopt(zmq.SNDHWM, SNDHWM)
-    sock.setsockopt(zmq.RCVHWM, SNDHWM)
+    sock.setsockopt(zmq.RCVHWM, RCVHWM)
 
 
 def _leave_reason(outcome: Outcome | None) -> str:
@@ -177,9 +187,10 @@ def _srcfd(frame: Any) -> int:
         return -1
 
 
-def _our_tcp(fd: int, port: int) -> socket.socket | None:
-    """A duplicate of `fd` if it is a TCP connection accepted on our `port`, else None (an fd
-    number can be reused; we never touch anything but our own listener's connections)."""
+def _our_tcp(fd: int, port: int, remote: bool = False) -> socket.socket | None:
+    """A duplicate of `fd` if it is a TCP connection accepted on our `port` (or, `remote`, one
+    we made to that port), else None (an fd number can be reused; we never touch anything but
+    our own connections)."""
     try:
         sock = socket.socket(fileno=os.dup(fd))
     except OSError:
@@ -188,7 +199,7 @@ def _our_tcp(fd: int, port: int) -> socket.socket | None:
         if (
             sock.family in (socket.AF_INET, socket.AF_INET6)
             and sock.type == socket.SOCK_STREAM
-            and sock.getsockname()[1] == port
+            and (sock.getpeername() if remote else sock.getsockname())[1] == port
         ):
             return sock
     except OSError:
@@ -210,9 +221,9 @@ def _peer_of(fd: int) -> str:
         sock.close()
 
 
-def _shutdown_tcp(fd: int, port: int) -> bool:
+def _shutdown_tcp(fd: int, port: int, remote: bool = False) -> bool:
     """Shut down the TCP connection behind libzmq's `fd` (libzmq sees the end and closes it)."""
-    sock = _our_tcp(fd, port)
+    sock = _our_tcp(fd, port, remote)
     if sock is None:
         return False
     try:
@@ -224,11 +235,11 @@ def _shutdown_tcp(fd: int, port: int) -> bool:
         sock.close()
 
 
-def _tcp_bytes_received(fd: int, port: int) -> int | None:
+def _tcp_bytes_received(fd: int, port: int, remote: bool = False) -> int | None:
     """How many bytes the kernel has received on that TCP connection (Linux TCP_INFO)."""
     if not hasattr(socket, "TCP_INFO"):
         return None
-    sock = _our_tcp(fd, port)
+    sock = _our_tcp(fd, port, remote)
     if sock is None:
         return None
     try:
@@ -360,24 +371,36 @@ class Link(Liveness):
         held = s.entries if start < before else []
         gap: int | None = None
         seen: list[Any] = []
+        foreign = 0
         for i, entry in enumerate(entries):
             seq = start + i
             if seq < len(held) and held[seq] == entry:
                 continue  # already have it (a relay echo or an overlapping resync)
             if 0 < seq < len(held) and not self._links_at(held, seq, entry):
                 self.dropped += 1
-                log.warning(
-                    "dropped entry %d from %s: it does not chain onto our log "
-                    "(another game's entry)",
-                    seq,
-                    shown(source),
-                )
+                if not foreign:
+                    log.warning(
+                        "dropped entry %d from %s: it does not chain onto our log "
+                        "(another game's entry)",
+                        seq,
+                        shown(source),
+                    )
+                foreign += 1
                 continue
             try:
                 events = s.receive(entry)
             except RemoteProtocolError as exc:
                 self.dropped += 1
                 log.warning("dropped entry %d from %s: %s", seq, shown(source), shown(exc.reason))
+                if self.mesh is not None and not isinstance(exc, CheatError):
+                    self.mesh.on_rejected(entry, exc)  # signed by its author: a proof?
+                    if self.stopped is not None:
+                        return None
+                if seq >= len(s):
+                    # nothing after a refused new entry can chain on: one signature check per
+                    # message at most, however many entries a hostile peer packs into it
+                    self.dropped += len(entries) - i - 1
+                    break
                 continue
             gaps = [ev for ev in events if hasattr(ev, "expected_seq")]
             if gaps:
@@ -806,6 +829,11 @@ class Host(Link):
             if conn.seat is not None and conn.seat != 0 and (to is None or conn.seat == to):
                 self._send(rid, msg)
 
+    def _on_resigned(self, seat: int, new_pub: bytes) -> None:
+        """The seat's stand-in says hello with its own key: seat it under that key."""
+        if seat < len(self.lobby):
+            self.lobby[seat].pub = new_pub
+
     def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
         """Claim votes and resignations go to every seat but the one they came from."""
         for rid, conn in list(self.conns.items()):
@@ -852,11 +880,8 @@ class Host(Link):
                 self._limit_fds(value)
             elif ev in (zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED):
                 self.fds.pop(value, None)
-            elif ev in (
-                zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL,
-                zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
-                zmq.EVENT_HANDSHAKE_FAILED_AUTH,
-            ):
+            elif ev in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_AUTH):
+                # (NO_DETAIL is a connection that went away mid-handshake, e.g. an address probe)
                 self._once(
                     "handshake",
                     "a joiner failed the secure handshake: the key in its invite is not this "
@@ -1042,6 +1067,12 @@ class Host(Link):
         if self.options.curve and hello.curve != curve:
             self.dropped += 1
             log.warning("dropped a hello whose CURVE key is not the link's")
+            return
+        try:
+            check_public_key(hello.pub)
+        except ValueError as exc:
+            self.dropped += 1
+            self._once("weakkey", f"dropped a hello with an unusable identity key: {exc}")
             return
         if not _verify(hello.pub, msg["sig"], wire.hello_signed_bytes(self.server_pub, hello)):
             self.dropped += 1
@@ -1309,6 +1340,8 @@ class Joiner(Link):
         self.poller.register(self.monitor, zmq.POLLIN)
         if invite.also:  # several addresses: connect to the first that answers (issue 11)
             self.invite = invite = _first_reachable(invite, driver)
+        if ":" in invite.host:
+            self.sock.setsockopt(zmq.IPV6, 1)
         self.sock.connect(invite.endpoint)
         self._began = time.monotonic()
         self._last_rx = self._began
@@ -1321,6 +1354,10 @@ class Joiner(Link):
         self._status_at = self._began + FIRST_STATUS - options.status_every  # first after 2 s
         self._client_curve = self.curve_pub if options.curve else bytes(32)
         self._host_seats: list[SeatPresence] = []
+        self._fd = -1  # libzmq's file descriptor of our connection to the host (flood guard)
+        self._fd_seen = 0
+        self._last_watch = 0.0
+        self._idle_wake = WATCH_EVERY
         if not options.curve:  # no handshake event to wait for with NULL security
             self._greet()
 
@@ -1410,9 +1447,12 @@ class Joiner(Link):
             return
         for _ in range(1000):
             try:
-                frames = self.sock.recv_multipart(flags=zmq.NOBLOCK)
+                parts = self.sock.recv_multipart(flags=zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return
+            frames = [p.bytes for p in parts]
+            if _srcfd(parts[-1]) == self._fd:
+                self._fd_seen += sum(len(f) + 64 for f in frames)
             if len(frames) != 1:
                 self.dropped += 1
                 continue
@@ -1467,17 +1507,19 @@ class Joiner(Link):
                 if self.host_up or self.host_pub is not None:
                     self.driver.on_notice("lost the host; reconnecting…")
                 self.host_up = False
-            elif ev == zmq.EVENT_CONNECTED and not self.options.curve:
-                self._greet()
+            elif ev == zmq.EVENT_CONNECTED:
+                self._fd, self._fd_seen = int(event["value"]), 0
+                if not self.options.curve:
+                    self._greet()
 
     def _where(self) -> str:
-        return f"{shown(self.invite.host, 80)}:{self.invite.port}"
+        return shown(format_address((self.invite.host, self.invite.port)), 90)
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
         kind = msg["t"]
         if kind == "welcome":
             data = wire.welcome_signed_bytes(self.invite.server_key, self._client_curve, msg["pub"])
-            if not _verify(msg["pub"], msg["sig"], data):
+            if not _key_ok(msg["pub"]) or not _verify(msg["pub"], msg["sig"], data):
                 self.dropped += 1
                 log.warning("dropped a welcome with a bad signature")
                 return
@@ -1617,8 +1659,25 @@ class Joiner(Link):
         self._sync_asked = (seq, now)
         self._send(wire.pack("sync", **{"from": seq}))
 
+    def _watch_host(self, now: float) -> None:
+        """Cut the connection if the host sends bytes that never become a message (an endless
+        multipart message sits inside libzmq); the DEALER then reconnects by itself."""
+        self._last_watch = now
+        if self._fd < 0:
+            return
+        got = _tcp_bytes_received(self._fd, self.invite.port, remote=True)
+        flooded = got is not None and got - self._fd_seen > FLOOD_SLACK
+        if flooded and _shutdown_tcp(self._fd, self.invite.port, remote=True):
+            self._fd = -1
+            self.dropped += 1
+            msg = f"the host sent {(got or 0) >> 20} MiB that are no message; reconnecting"
+            log.warning("%s", msg)
+            self.driver.on_notice(msg)
+
     def tick(self, now: float) -> None:
         """Ping the host when idle, notice its silence, say we are done at the end."""
+        if now - self._last_watch >= WATCH_EVERY:
+            self._watch_host(now)
         if self.host_pub is None:
             self._tick_unanswered(now)
             return

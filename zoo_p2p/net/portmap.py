@@ -124,7 +124,10 @@ class PortMapper:
             raise MappingError("miniupnpc is not installed") from None
         u = miniupnpc.UPnP()
         u.discoverdelay = self.discover_ms
-        n = u.discover()
+        try:
+            n = u.discover()
+        except Exception:  # miniupnpc raises when nothing answered ("Success" errno text)
+            n = 0
         if not n:
             raise MappingError(
                 f"no UPnP router answered within {self.discover_ms / 1000:.0f} s "

@@ -13,7 +13,9 @@ from typing import Any
 import msgpack
 
 from zoo_p2p.errors import RemoteProtocolError, ZooError
+from zoo_p2p.protocol.crypto import check_public_key
 from zoo_p2p.protocol.encoding import MAX_ENTRY_SIZE
+from zoo_p2p.protocol.names import is_valid_name
 from zoo_p2p.text import shown
 
 WIRE_VERSION = 1
@@ -70,12 +72,12 @@ class WireError(RemoteProtocolError):
 
 
 def valid_name(name: object) -> bool:
-    """A player name as the transport accepts it: 1..32 printable characters (code points).
+    """A player name exactly as a genesis accepts it (PROTOCOL.md §3.1, `protocol.names`).
 
-    `str.isprintable()` refuses controls, format characters (bidi overrides, zero-width joiners),
-    separators other than the plain space, surrogates and unassigned code points.
+    1..32 code points, NFC, letters/marks/numbers/punctuation/symbols and the plain space, no
+    leading mark or space, no trailing space: so a name the hello lets in never breaks a genesis.
     """
-    return isinstance(name, str) and 1 <= len(name) <= MAX_NAME and name.isprintable()
+    return is_valid_name(name)
 
 
 def _valid_fingerprint(fp: object) -> bool:
@@ -148,9 +150,13 @@ def _check(msg: dict[str, Any]) -> None:
         raise WireError(f"{kind}.v: version {msg['v']} (we speak {WIRE_VERSION})")
     if kind == "hello":
         if not valid_name(msg["name"]):
-            raise WireError(f"hello.name: 1..{MAX_NAME} printable characters")
+            raise WireError(f"hello.name: not a valid name (1..{MAX_NAME} characters, §3.1)")
         if len(msg["pub"]) != 32 or len(msg["curve"]) != 32 or len(msg["sig"]) != 64:
             raise WireError("hello: bad key or signature length")
+        try:
+            check_public_key(msg["pub"])
+        except ValueError as exc:
+            raise WireError(f"hello.pub: {exc}") from None
         if msg["game"] is not None and len(msg["game"]) > 64:
             raise WireError("hello.game: too long")
         if msg["team"] is not None and not 0 <= msg["team"] <= 3:

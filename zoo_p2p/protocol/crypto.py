@@ -6,6 +6,7 @@ Everything goes through `cryptography` (OpenSSL); nothing here reads a clock or 
 from __future__ import annotations
 
 import base64
+import functools
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac, serialization
@@ -108,6 +109,17 @@ def _is_small_order(x: int, y: int) -> bool:
     return X == 0 and Y == Z
 
 
+@functools.lru_cache(maxsize=1024)
+def _key_problem(raw: bytes) -> str | None:
+    try:
+        x, y = _decode_point(raw)
+    except ValueError as exc:
+        return str(exc)
+    if _is_small_order(x, y):
+        return "a small-order point (anyone can sign for it)"
+    return None
+
+
 def check_public_key(raw: bytes) -> None:
     """Refuse an Ed25519 public key that anyone could sign for, or that has two encodings.
 
@@ -117,6 +129,6 @@ def check_public_key(raw: bytes) -> None:
     """
     if type(raw) is not bytes or len(raw) != 32:
         raise ValueError("a public key is 32 bytes")
-    x, y = _decode_point(raw)
-    if _is_small_order(x, y):
-        raise ValueError("a small-order point (anyone can sign for it)")
+    problem = _key_problem(raw)  # pure, so cached: the same players' keys come back
+    if problem is not None:
+        raise ValueError(problem)

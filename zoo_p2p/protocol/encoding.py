@@ -73,8 +73,11 @@ def pack(obj: Any) -> bytes:
     return out
 
 
-def strict_unpack(data: bytes, what: str) -> Any:
-    """Unpack `data` under the strict profile; raise RemoteProtocolError unless canonical."""
+def strict_unpack(data: bytes, what: str, *, floats_checked: bool = False) -> Any:
+    """Unpack `data` under the strict profile; raise RemoteProtocolError unless canonical.
+
+    `floats_checked=True` skips the search for floats: the caller type-checks every field.
+    """
     try:
         obj = msgpack.unpackb(
             data,
@@ -93,7 +96,7 @@ def strict_unpack(data: bytes, what: str) -> Any:
         raise RemoteProtocolError(f"{what} is not valid msgpack: {type(exc).__name__}") from None
     if canonical != data:
         raise RemoteProtocolError(f"{what} is not in canonical msgpack form")
-    if _has_float(obj):
+    if not floats_checked and _has_float(obj):
         raise RemoteProtocolError(f"{what} holds a float (the profile has none)")
     return obj
 
@@ -116,7 +119,7 @@ def decode_entry(raw: bytes) -> Entry:
     raw = bytes(raw)
     if len(raw) > MAX_ENTRY_SIZE:
         raise RemoteProtocolError(f"entry too large ({len(raw)} > {MAX_ENTRY_SIZE} bytes)")
-    outer = strict_unpack(raw, "entry")
+    outer = strict_unpack(raw, "entry", floats_checked=True)  # [bin, bin], checked below
     if not (
         isinstance(outer, list)
         and len(outer) == 2
@@ -127,7 +130,7 @@ def decode_entry(raw: bytes) -> Entry:
     payload, sig = outer
     if len(sig) != SIG_SIZE:
         raise RemoteProtocolError("signature is not 64 bytes")
-    header = strict_unpack(payload, "payload")
+    header = strict_unpack(payload, "payload", floats_checked=True)  # header typed, body below
     if not (isinstance(header, list) and len(header) == 6):
         raise RemoteProtocolError("payload is not [version, seq, prev, seat, kind, body]")
     version, seq, prev, seat, kind, body = header
@@ -141,6 +144,8 @@ def decode_entry(raw: bytes) -> Entry:
         raise RemoteProtocolError("seat is not 0..3")
     if type(kind) is not str or kind not in Kind.ALL:
         raise RemoteProtocolError(f"unknown entry kind {kind!r}")
+    if _has_float(body):
+        raise RemoteProtocolError("payload holds a float (the profile has none)")
     return Entry(raw, payload, sig, version, seq, prev, seat, kind, body)
 
 

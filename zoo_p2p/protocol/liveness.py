@@ -74,9 +74,10 @@ def vote_bytes(game_id: bytes, at: int, head: bytes, claimed: int) -> bytes:
     return DOMAIN_VOTE + game_id + at.to_bytes(4, "big") + head + bytes([claimed])
 
 
-def resign_bytes(game_id: bytes, seat: int, seed: bytes, new_key: bytes | None) -> bytes:
-    """What a resignation signs: the game, the seat, its opened seed and the stand-in's key."""
-    return DOMAIN_RESIGN + game_id + bytes([seat]) + seed + (new_key or b"")
+def resign_bytes(game_id: bytes, seat: int, at: int, seed: bytes, new_key: bytes | None) -> bytes:
+    """What a resignation signs: the game, the seat, the resigner's log length, its opened seed
+    and the stand-in's key."""
+    return DOMAIN_RESIGN + game_id + bytes([seat]) + at.to_bytes(4, "big") + seed + (new_key or b"")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +99,14 @@ class Resignation:
     """A seat's signed resignation: its seed (now public) and, with 3+ seats, its stand-in key."""
 
     seat: int
+    at: int
     seed: bytes
     new_key: bytes | None
     sig: bytes
 
     def to_body(self) -> list[Any]:
-        """`[seat, seed, new_key | nil, sig]`: the statement, also the `resign` entry's body."""
-        return [self.seat, self.seed, self.new_key, self.sig]
+        """`[seat, at, seed, new_key | nil, sig]`: the statement, also the `resign` entry's body."""
+        return [self.seat, self.at, self.seed, self.new_key, self.sig]
 
     def to_bytes(self) -> bytes:
         """The statement as the wire carries it."""
@@ -128,20 +130,22 @@ def parse_vote(obj: Any) -> Vote:
 
 
 def parse_resignation(obj: Any) -> Resignation:
-    """A resignation from `[seat, seed, new_key | nil, sig]` (RemoteProtocolError if not)."""
+    """A resignation from `[seat, at, seed, new_key | nil, sig]` (RemoteProtocolError if not)."""
     if not (
         isinstance(obj, list)
-        and len(obj) == 4
+        and len(obj) == 5
         and type(obj[0]) is int
         and 0 <= obj[0] <= 3
-        and type(obj[1]) is bytes
-        and len(obj[1]) == 32
-        and (obj[2] is None or (type(obj[2]) is bytes and len(obj[2]) == 32))
-        and type(obj[3]) is bytes
-        and len(obj[3]) == 64
+        and type(obj[1]) is int
+        and 1 <= obj[1] <= 1_000_000
+        and type(obj[2]) is bytes
+        and len(obj[2]) == 32
+        and (obj[3] is None or (type(obj[3]) is bytes and len(obj[3]) == 32))
+        and type(obj[4]) is bytes
+        and len(obj[4]) == 64
     ):
-        raise RemoteProtocolError("a resignation is not [seat, seed, new_key|nil, sig]")
-    return Resignation(obj[0], obj[1], obj[2], obj[3])
+        raise RemoteProtocolError("a resignation is not [seat, at, seed, new_key|nil, sig]")
+    return Resignation(obj[0], obj[1], obj[2], obj[3], obj[4])
 
 
 def sign_vote(
@@ -152,10 +156,17 @@ def sign_vote(
 
 
 def sign_resignation(
-    key: Ed25519PrivateKey, game_id: bytes, seat: int, seed: bytes, new_key: bytes | None
+    key: Ed25519PrivateKey,
+    game_id: bytes,
+    seat: int,
+    at: int,
+    seed: bytes,
+    new_key: bytes | None,
 ) -> Resignation:
-    """Our resignation: opens `seed`, hands the seat to `new_key` (None: no stand-in)."""
-    return Resignation(seat, seed, new_key, key.sign(resign_bytes(game_id, seat, seed, new_key)))
+    """Our resignation at log length `at`: opens `seed`, hands the seat to `new_key` (None: no
+    stand-in)."""
+    sig = key.sign(resign_bytes(game_id, seat, at, seed, new_key))
+    return Resignation(seat, at, seed, new_key, sig)
 
 
 def signature_ok(pub: Ed25519PublicKey, sig: bytes, data: bytes) -> bool:

@@ -150,11 +150,11 @@ def liveness_vectors() -> dict[str, Any]:
     head = sha256(s0.entries[at - 1])
     two, _, _ = resigned_game(2)
     r_entry = decode_entry(two.sessions[0].entries[-1])
-    r_seat, seed, new_key, sig = r_entry.body
+    r_seat, r_at, seed, new_key, sig = r_entry.body
     return {
         "description": "claim votes sign vote_bytes(game_id, at, head, claimed); a claim entry is "
-        "[claimed, at, [[seat, sig]...]]; a resignation signs resign_bytes(game_id, seat, seed, "
-        "new_key) and its entry body is [seat, seed, new_key|nil, sig]",
+        "[claimed, at, [[seat, sig]...]]; a resignation signs resign_bytes(game_id, seat, at, "
+        "seed, new_key) and its entry body is [seat, at, seed, new_key|nil, sig]",
         "claim": {
             "game_id": s0.game_id.hex(),
             "genesis": s0.entries[0].hex(),
@@ -173,7 +173,10 @@ def liveness_vectors() -> dict[str, Any]:
             "seat": r_seat,
             "seed": seed.hex(),
             "new_key": None if new_key is None else new_key.hex(),
-            "signed_bytes": resign_bytes(two.sessions[0].game_id, r_seat, seed, new_key).hex(),
+            "at": r_at,
+            "signed_bytes": resign_bytes(
+                two.sessions[0].game_id, r_seat, r_at, seed, new_key
+            ).hex(),
             "sig": sig.hex(),
             "entry": r_entry.raw.hex(),
             "ending": two.sessions[0].outcome().describe(two.sessions[0].seats),

@@ -289,6 +289,7 @@ class Session:
         self.ending: Ending | None = None  # set by a claim, or a resignation in a 2-seat game
         self.resigned: dict[int, int] = {}  # seat -> index of its resign entry
         self.opened_seeds: dict[int, bytes] = {}  # seeds opened by resignations
+        self._left = False  # we resigned: we sign nothing more
         # local seat
         self.seat: int | None = None
         self._tables: SeatTables | None = None
@@ -424,7 +425,7 @@ class Session:
     def take_outgoing(self) -> list[bytes]:
         """Entries this seat owes right now (commit, reveals, seed, result), already appended."""
         out: list[bytes] = []
-        if self.seat is None or self._stopped is not None:
+        if self.seat is None or self._stopped is not None or self._left:
             return out
         out.extend(self._owed_liveness())
         while (
@@ -446,8 +447,8 @@ class Session:
 
     def move(self, move: Move) -> bytes:
         """Play a move for the local seat; returns the entry (already appended) to broadcast."""
-        if self._stopped is not None:
-            raise LocalProtocolError("the session is stopped")
+        if self._stopped is not None or self._left:
+            raise LocalProtocolError("the session is stopped" if not self._left else "we resigned")
         f = self._floor
         if self.seat is None or f is None or f.kind != Kind.MOVE or f.seat != self.seat:
             raise LocalProtocolError(f"not our turn to move (floor: {f})")
@@ -906,7 +907,11 @@ class Session:
             raise LocalProtocolError("a seat can resign only while the game is being played")
         if (self.n == 2) != (stand_in is None):
             raise LocalProtocolError("a stand-in key is needed with 3 or 4 seats, none with 2")
-        return sign_resignation(self._key_or_fail(), self.game_id, self.seat, self._seed, stand_in)
+        r = sign_resignation(
+            self._key_or_fail(), self.game_id, self.seat, len(self._entries), self._seed, stand_in
+        )
+        self._left = True  # we sign nothing more: the floor holder appends the resignation
+        return r
 
     def add_resignation(self, r: Resignation) -> bool:
         """Keep a seat's signed resignation until it is in the log; False if it is not valid."""
@@ -917,12 +922,18 @@ class Session:
             or self.state is None
             or (self.n == 2) != (r.new_key is None)
             or not signature_ok(
-                self._pubs[r.seat], r.sig, resign_bytes(self.game_id, r.seat, r.seed, r.new_key)
+                self._pubs[r.seat],
+                r.sig,
+                resign_bytes(self.game_id, r.seat, r.at, r.seed, r.new_key),
             )
         ):
             return False
         self._resignations[r.seat] = r
         return True
+
+    def seat_key(self, seat: int) -> bytes:
+        """The raw public key that signs for `seat` now (a stand-in's after a resignation)."""
+        return public_key_bytes(self._pubs[seat])
 
     def take_seat(self, key: Ed25519PrivateKey) -> int:
         """Play, as a stand-in, the seat that a resignation handed to `key` (its seed is public)."""
@@ -975,8 +986,8 @@ class Session:
             votes = [[v.seat, v.sig] for _, v in sorted(self._votes.items())]
             return [self._append_local(Kind.CLAIM, [f.seat, self._vote_at, votes])]
         for seat, r in sorted(self._resignations.items()):
-            if seat in self.resigned:
-                continue
+            if seat in self.resigned or len(self._entries) < r.at:
+                continue  # (wait until we hold everything the resigner held when it signed)
             author = f.seat if f.seat != seat else min(i for i in range(self.n) if i != seat)
             if author == self.seat:
                 return [self._append_local(Kind.RESIGN, r.to_body())]
@@ -1077,8 +1088,10 @@ class Session:
         author = f.seat if f.seat != r.seat else min(i for i in range(self.n) if i != r.seat)
         if e.seat != author:
             raise self._reject(e, f"seat {author} appends this resignation, not seat {e.seat}")
+        if e.seq < r.at:
+            raise self._reject(e, f"a resignation signed at entry {r.at} cannot stand at {e.seq}")
         if not signature_ok(
-            self._pubs[r.seat], r.sig, resign_bytes(self.game_id, r.seat, r.seed, r.new_key)
+            self._pubs[r.seat], r.sig, resign_bytes(self.game_id, r.seat, r.at, r.seed, r.new_key)
         ):
             raise self._reject(e, f"seat {r.seat}'s resignation signature does not verify")
         if (self.n == 2) != (r.new_key is None):

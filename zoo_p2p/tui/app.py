@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from zoo_p2p.driver import Driver
 from zoo_p2p.tui.facts import ASCII, Glyphs, glyphs_for, locale_utf8
 from zoo_p2p.tui.table import Table
 
@@ -41,7 +42,7 @@ class ZooApp(App[int]):
         *,
         table: Table | None = None,
         replay: Any = None,
-        network: Callable[[Any, Console], int] | None = None,
+        network: Callable[[Driver, Console], int] | None = None,
         analyse: tuple[int, int] | None = None,
         glyphs: Glyphs | None = None,
     ) -> None:
@@ -103,12 +104,13 @@ class ZooApp(App[int]):
         self.exit(130)
 
     # ------------------------------------------------------------------ network games
-    def start_network(self, start: Callable[[Any, Console], int]) -> None:
+    def start_network(self, start: Callable[[Driver, Console], int]) -> None:
         """Show the lobby and run the peer (``start(driver, console)``) in a worker thread."""
         from zoo_p2p.tui.lobby import LobbyScreen
         from zoo_p2p.tui.net import AppDriver, NoticeFile
 
-        self.net_driver = AppDriver(self)
+        driver = AppDriver(self)
+        self.net_driver = driver
         self.lobby = LobbyScreen(self.glyphs)
         self.push_screen(self.lobby)
 
@@ -120,12 +122,13 @@ class ZooApp(App[int]):
         console = Console(
             file=cast(IO[str], NoticeFile(post)), width=100, color_system=None, soft_wrap=True
         )
-        driver = self.net_driver
 
         def run() -> None:
             code = 1
             try:
                 code = start(driver, console)
+            except SystemExit as exc:  # typer.Exit / sys.exit from the runner: keep its code
+                code = exc.code if isinstance(exc.code, int) else 1
             except BaseException as exc:  # the runner's own error: one line, no traceback
                 post(Text(f"error: {exc}", style="red"))
             finally:

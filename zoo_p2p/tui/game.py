@@ -35,7 +35,10 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-LEGEND = "3 ? = a 3 on a hidden card; Y5 2 = Yellow's 5 on a 2; M4 = mutant (was a 4); [ ] = target"
+LEGEND = (
+    "3 ? = a 3 on a hidden card; Y5 2 = Yellow's 5 on a 2; M4 = mutant (was a 4); "
+    "[ ] = target; < > = takes a character; { } = picked"
+)
 
 
 def seats_text(
@@ -58,8 +61,8 @@ def seats_text(
         if presence is not None:
             up = presence[seat]
             out.append(f" {g.online if up else g.offline}", style="green" if up else "red")
-        if clocks is not None:
-            out.append(f" {clocks[seat]}")
+        if clocks is not None and clocks[seat]:
+            out.append(f" {clocks[seat]} left", style="bold")
         out.append(f"  {scores[seat].total} pts", style="bold")
         zoo = st.captured_zoo(seat)
         hand = " ".join(map(str, st.hand(seat))) or "none"
@@ -145,6 +148,11 @@ class GameScreen(Screen[None]):
         self.table.ui = self
         self.redraw()
         self.table.start()
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        if self.table.tick():
+            self.query_one("#seats", Static).update(self.seats_text(self.table.state))
 
     # ------------------------------------------------------------------ TableUI
     def moved(self, before: State, after: State, move: Move) -> None:
@@ -219,7 +227,8 @@ class GameScreen(Screen[None]):
             label = Text.assemble(seat_text(st, seat, self.table.names), " hand:")
             hand.show(label, st.hand(seat), self.pick_hand)
         else:
-            hand.show(Text("hand: (not your turn)", style="dim"), [], None)
+            over = self.table.state.is_terminal()
+            hand.show(Text("game over" if over else "hand: (not your turn)", style="dim"), [], None)
         self.query_one("#info", Static).update(self.info_text(st, targets))
         hist = (
             Text("\n").join([*self.history[:-1], self._last_entry()])
@@ -284,7 +293,17 @@ class GameScreen(Screen[None]):
             t.append("\npick a hand card (3-6 or click it) or one of your characters")
         t.append("\n")
         t.append_text(self.odds_text(st))
-        t.append("\n" + LEGEND, style="dim")
+        if targets:  # every target with its hint: captures first, then the safest Zoo cards
+            t.append("\n")
+
+            def order(m: Move) -> tuple[int, float, int]:
+                top = st.top(m.to)
+                risk = 0.0 if top.kind != "zoo" else float(mutant_chance(st, top.value or 0))
+                return (0 if is_character_capture(st, m) else 1, risk, -(top.value or 0))
+
+            for m in sorted(targets.values(), key=order):
+                t.append(f"\n{square_name(m.to)} {target_hint(st, m)}")
+        t.append("\n\n" + LEGEND, style="dim")
         return t
 
     def odds_text(self, st: State) -> Text:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -26,19 +27,8 @@ from zoo_p2p.text import shown
 from zoo_p2p.tui.table import DealView, Ending, Table
 
 if TYPE_CHECKING:
-    from zoo_p2p.protocol.session import Session
+    from zoo_p2p.driver import GameLink, LobbyRow
     from zoo_p2p.tui.app import ZooApp
-
-LobbyRow = tuple[str, str, int]
-
-
-class GameLink(Protocol):
-    """The part of `zoo_p2p.driver.GameLink` this driver uses."""
-
-    @property
-    def session(self) -> Session | None: ...
-    def play(self, move: Move) -> None: ...
-    def leave(self, reason: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -52,6 +42,8 @@ class Snapshot:
     deal: DealView | None
     verdict: Text | None
     log_path: str | None
+    floor: tuple[int, str, int] | None = None  # (seat, kind, log length) of who owes an entry
+    allowed: int | None = None  # seconds the floor holder has for it (§10)
 
 
 def snapshot(link: GameLink) -> Snapshot:
@@ -70,8 +62,19 @@ def snapshot(link: GameLink) -> Snapshot:
         verdict = verdict_text(report_for(s))
     sink = getattr(link, "sink", None)
     path = getattr(sink, "path", None)
+    f = s.floor
+    floor = None if f is None else (f.seat, str(f.kind), len(s.entries))
+    allowed = s.time_allowed() if f is not None else None
     return Snapshot(
-        st, names, s.seat, s.finished, deal, verdict, None if path is None else str(path)
+        st,
+        names,
+        s.seat,
+        s.finished,
+        deal,
+        verdict,
+        None if path is None else str(path),
+        floor,
+        allowed,
     )
 
 
@@ -119,7 +122,7 @@ class AppDriver:
             raw, self._pending = self._pending.split(b"\n", 1)
             line = raw.decode(errors="replace").strip()
             if line == "q":
-                link.leave("you left the game")
+                getattr(link, "resign_and_leave", link.leave)("you left the game")
                 return False
             try:
                 link.play(parse_move(line))
@@ -195,6 +198,28 @@ class NetTable(Table):
         self.snap = snap
         self.shadow: State | None = snap.state
         self.presence = None
+        self.floor_since = time.monotonic()
+
+    def start(self) -> None:
+        """Moves already played when the screen opened (a resumed game, a quick first mover)."""
+        st = self.snap.state
+        if st is not None and self.ui is not None:
+            for m in st.history:
+                self.ui.log_line(Text(str(m)))
+
+    def tick(self) -> bool:
+        """Recompute the clocks (once a second); True when they changed."""
+        f, allowed = self.snap.floor, self.snap.allowed
+        if f is None or allowed is None or self.snap.state is None:
+            changed = self.clocks is not None
+            self.clocks = None
+            return changed
+        left = max(0, int(allowed - (time.monotonic() - self.floor_since)))
+        clocks = ["" for _ in self.names]
+        clocks[f[0]] = f"{left // 60}:{left % 60:02d}"
+        changed = clocks != self.clocks
+        self.clocks = clocks
+        return changed
 
     @property
     def state(self) -> State:
@@ -203,7 +228,10 @@ class NetTable(Table):
 
     def update(self, snap: Snapshot) -> None:
         """New facts from the loop: narrate settled moves, then redraw."""
+        if snap.floor != self.snap.floor:
+            self.floor_since = time.monotonic()
         self.snap = snap
+        self.tick()
         st = snap.state
         if st is None or self.ui is None:
             return

@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
+from zoo_p2p.driver import Driver
 from zoo_p2p.rules import Team, Variant
 from zoo_p2p.tui.table import LocalTable
 
@@ -74,7 +75,7 @@ def run_local(
     )
 
 
-def run_network(start: Callable[[Any, Console], int]) -> int:
+def run_network(start: Callable[[Driver, Console], int]) -> int:
     """A network game on the full screen: ``start(driver, console)`` (the CLI's runner, which
     runs the peer's loop) goes to a worker thread with the app's driver and a console whose lines
     land in the app's message area; the exit code is the runner's (130 after Ctrl-C)."""

@@ -80,6 +80,10 @@ class Table:
     def start(self) -> None:
         """Called once the screen is up."""
 
+    def tick(self) -> bool:
+        """Called once a second: update clocks; True when the screen should redraw."""
+        return False
+
     def submit(self, move: Move) -> str | None:
         """Play ``move`` for the seat to move; a reason when it cannot be played."""
         raise NotImplementedError

@@ -1,0 +1,136 @@
+"""Connection matrix (issue 11): can a joiner reach a host, and how long does joining take?
+
+Scenarios, each in network namespaces made here and torn down at the end (needs root, iproute2,
+nftables and miniupnpd; run as `sudo python bench/bench_reach.py`):
+
+- same host: host and joiner in one namespace, joining with the invite;
+- same LAN: two namespaces on one link, joining with the invite, then with no invite (mDNS);
+- NAT + UPnP: host behind a router namespace running miniupnpd, joiner outside, `--upnp`;
+- NAT, no UPnP: the same router without the daemon; the joiner has only the host's LAN address.
+
+"join s" is the time from starting the joiner process to its log holding the genesis (it has
+been seated and the game has begun), Python start-up included. Prints `name: value` lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.net.harness import log_len
+from tests.net.netns import Lab, NsProcs, netns_missing
+from tests.net.test_netns_nat import _router
+
+
+def _host(p: NsProcs, ns: str, *extra: str) -> tuple[object, str]:
+    inv = p.tmp / "host.invite"
+    inv.unlink(missing_ok=True)
+    (p.tmp / "host.zoolog").unlink(missing_ok=True)
+    host = p.zoo_in(
+        ns,
+        "host",
+        "--players",
+        "2",
+        "--bot",
+        "greedy",
+        "--log",
+        str(p.tmp / "host.zoolog"),
+        "--invite-file",
+        str(inv),
+        "--give-up",
+        "15",
+        "--quiet",
+        *extra,
+        name="host",
+    )
+    return host, p.invite_of(host, inv, "host")
+
+
+def _join(p: NsProcs, ns: str, invite: str | None, give_up: float) -> tuple[bool, float]:
+    log = p.tmp / "bot1.zoolog"
+    log.unlink(missing_ok=True)
+    args = [invite] if invite else []
+    t0 = time.monotonic()
+    j = p.zoo_in(ns, "bot", *args, "--log", str(log), "--give-up", str(give_up), name="bot1")
+    while time.monotonic() - t0 < give_up + 10:
+        if log_len(log) > 0:
+            took = time.monotonic() - t0
+            p.wait(j, "bot1", 60)
+            return True, took
+        if j.poll() is not None:
+            break
+        time.sleep(0.01)
+    took = time.monotonic() - t0
+    if j.poll() is None:
+        j.kill()
+    return False, took
+
+
+def run(rounds: int) -> None:
+    why = netns_missing()
+    if why:
+        print(f"# skipped: {why}")
+        return
+    rows: dict[str, list[tuple[bool, float]]] = {}
+
+    def record(name: str, ok: bool, took: float) -> None:
+        rows.setdefault(name, []).append((ok, took))
+
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory(prefix="zoo-reach-") as d:
+            tmp = Path(d)
+            net = Lab(tmp)
+            p = NsProcs(tmp)
+            try:
+                a, b = net.machine("a"), net.machine("b")
+                net.wire(a, "10.231.0.1/24", b, "10.231.0.2/24")
+                host, inv = _host(p, a, "--no-announce")
+                record("same host", *_join(p, a, inv, 10))
+                p.wait(host, "host")
+                host, inv = _host(p, a, "--no-announce")
+                record("same LAN, invite", *_join(p, b, inv, 10))
+                p.wait(host, "host")
+                host, inv = _host(p, a)
+                record("same LAN, discovered", *_join(p, b, None, 10))
+                p.wait(host, "host")
+            finally:
+                p.close()
+                net.close()
+        for daemon in (True, False):
+            with tempfile.TemporaryDirectory(prefix="zoo-reach-") as d:
+                tmp = Path(d)
+                net = Lab(tmp)
+                p = NsProcs(tmp)
+                try:
+                    home, _, inet = _router(net, daemon=daemon)
+                    host, inv = _host(p, home, "--upnp", "--no-announce")
+                    name = "NAT + UPnP" if daemon else "NAT, no UPnP"
+                    record(name, *_join(p, inet, inv, 5))
+                finally:
+                    p.close()
+                    net.close()
+    for name, results in rows.items():
+        ok = [t for good, t in results if good]
+        key = name.replace(",", "")
+        print(f"{key} connected: {len(ok)}/{len(results)}".replace("/", " of "))
+        if ok:
+            print(f"{key} join s median: {statistics.median(ok):.2f}")
+        else:
+            print(f"{key} gave up after s: {max(t for _, t in results):.2f}")
+
+
+def main() -> None:
+    """Run the matrix `--rounds` times."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--rounds", type=int, default=3)
+    run(ap.parse_args().rounds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""`zoo replay LOG --html/--text` and `zoo replay RECORD.txt`, through the real command."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import zoo_p2p.protocol.simulate as simulate
+from zoo_p2p.cli.app import app
+from zoo_p2p.export import from_text
+from zoo_p2p.rules import Variant
+from zoo_p2p.storage import write_log
+
+LOG = Path(__file__).resolve().parents[2] / "replays" / "2p-standard.zoolog"
+runner = CliRunner()
+
+
+def test_export_both_then_view_the_text_record(tmp_path: Path) -> None:
+    html, text = tmp_path / "g.html", tmp_path / "g.txt"
+    r = runner.invoke(app, ["replay", str(LOG), "--html", str(html), "--text", str(text)])
+    assert r.exit_code == 0, r.output
+    assert f"wrote {html}" in r.output and f"wrote {text}" in r.output
+    assert html.read_text().startswith("<!doctype html>")
+    record = from_text(text.read_bytes())
+    r = runner.invoke(app, ["replay", str(text)])
+    assert r.exit_code == 0, r.output
+    assert f"{len(record.moves)}. " in r.output
+    assert "Final score" in r.output
+    r = runner.invoke(app, ["replay", str(text), "--at", "999"])
+    assert r.exit_code == 1 and "--at 999: the record has moves 0 to" in r.output
+
+
+def test_export_never_overwrites_the_log(tmp_path: Path) -> None:
+    log = tmp_path / "g.zoolog"
+    log.write_bytes(LOG.read_bytes())
+    r = runner.invoke(app, ["replay", str(log), "--html", str(log)])
+    assert r.exit_code == 1 and "refusing to overwrite the log" in r.output
+    assert log.read_bytes() == LOG.read_bytes()
+
+
+def test_a_broken_text_record_is_one_red_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text('[Format "zoo-p2p-text 1"]\n[Variant "[/]"]\n')
+    r = runner.invoke(app, ["replay", str(bad)])
+    assert r.exit_code == 1
+    assert "line 2: unknown variant '[/]'" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_hostile_names_are_shown_literally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(simulate, "DEFAULT_NAMES", ["[/]", "[link=http://x]a[/link]"])
+    game = simulate.play_game(2, Variant.STANDARD, random.Random(3))
+    log = tmp_path / "h.zoolog"
+    write_log(log, game.entries)
+    text = tmp_path / "h.txt"
+    r = runner.invoke(app, ["replay", str(log), "--text", str(text)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["replay", str(text)])
+    assert r.exit_code == 0, r.output
+    assert "[/]" in r.output and "[link=http://x]a[/link]" in r.output
+
+
+def test_exports_carry_the_analysis_marks(tmp_path: Path) -> None:
+    html, text = tmp_path / "g.html", tmp_path / "g.txt"
+    args = ["replay", str(LOG), "--html", str(html), "--text", str(text)]
+    r = runner.invoke(app, [*args, "--analyse", "--plies", "200"])
+    assert r.exit_code == 0, r.output
+    marked = [line for line in text.read_text().splitlines() if " mark=" in line]
+    assert marked, "a 200-ply analysis of a random-ish game finds some inaccuracy"
+    kind = marked[0].split(" mark=")[1].split()[0]
+    assert kind in ("inaccuracy", "mistake", "blunder")
+    assert 'class="mark"' in html.read_text()
+    assert from_text(text.read_bytes()).moves  # the marks do not break reading it back

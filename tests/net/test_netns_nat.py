@@ -1,0 +1,193 @@
+"""A simulated home router (network namespaces made by the test): the router namespace does NAT
+with nftables and runs a real UPnP IGD daemon (miniupnpd); a host at "home" maps its port, a
+joiner on the "internet" joins through the mapped address. Without the daemon, or when the
+router refuses, the host says why and what to do, within a bounded time.
+
+miniupnpd refuses to work when its outside address is private, so the router's outside link uses
+11.88.2.0/24: those addresses exist only on a veth pair between two of the test's namespaces,
+which have no link and no route to anything else, so no packet can leave them.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from tests.net.harness import audit_file
+from tests.net.netns import Lab, NsProcs, lab, need, sh
+
+HOME_IP, ROUTER_LAN = "10.88.1.2", "10.88.1.1"
+ROUTER_WAN, NET_IP = "11.88.2.1", "11.88.2.2"
+
+
+def _router(net: Lab, *, daemon: bool, allow: bool = True) -> tuple[str, str, str]:
+    """home, router, internet namespaces; NAT on the router; maybe miniupnpd."""
+    nft = need("nft", "nftables")
+    home, router, inet = net.machine("h"), net.machine("r"), net.machine("i")
+    _, lan_if = net.wire(home, f"{HOME_IP}/24", router, f"{ROUTER_LAN}/24")
+    wan_if, _ = net.wire(router, f"{ROUTER_WAN}/24", inet, f"{NET_IP}/24")
+    sh("ip", "route", "add", "default", "via", ROUTER_LAN, ns=home)
+    sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns=router)
+    sh(
+        nft,
+        "-f",
+        "-",
+        ns=router,
+        stdin=f"""table inet filter {{
+  chain miniupnpd {{
+  }}
+  chain prerouting_miniupnpd {{
+  }}
+  chain postrouting_miniupnpd {{
+  }}
+  chain forward {{
+    type filter hook forward priority 0; policy drop;
+    ct state established,related accept
+    iifname "{lan_if}" accept
+    jump miniupnpd
+  }}
+  chain prerouting {{
+    type nat hook prerouting priority -100; policy accept;
+    jump prerouting_miniupnpd
+  }}
+  chain postrouting {{
+    type nat hook postrouting priority 100; policy accept;
+    jump postrouting_miniupnpd
+    oifname "{wan_if}" masquerade
+  }}
+}}
+""",
+    )
+    if daemon:
+        conf = net.tmp / "miniupnpd.conf"
+        rule = "allow 1024-65535 10.88.1.0/24 1024-65535\n" if allow else ""
+        conf.write_text(
+            f"ext_ifname={wan_if}\nlistening_ip={lan_if}\nport=0\n"
+            "enable_natpmp=no\nenable_upnp=yes\nsecure_mode=yes\nsystem_uptime=yes\n"
+            "uuid=4d696e69-5550-6e50-0000-00000000200b\n"
+            f"lease_file={net.tmp / 'upnp.leases'}\n"
+            "upnp_table_name=filter\nupnp_nat_table_name=filter\n"
+            "upnp_forward_chain=miniupnpd\nupnp_nat_chain=prerouting_miniupnpd\n"
+            "upnp_nat_postrouting_chain=postrouting_miniupnpd\n"
+            f"{rule}deny 0-65535 0.0.0.0/0 0-65535\n"
+        )
+        daemon_bin = need("miniupnpd", "miniupnpd-nftables")
+        net.daemon(
+            router,
+            daemon_bin,
+            "-f",
+            str(conf),
+            "-P",
+            str(net.tmp / "miniupnpd.pid"),
+            "-d",
+            name="miniupnpd",
+        )
+    return home, router, inet
+
+
+def _host(p: NsProcs, ns: str, *extra: str) -> tuple[object, str]:
+    inv = p.tmp / "host.invite"
+    host = p.zoo_in(
+        ns,
+        "host",
+        "--players",
+        "2",
+        "--bot",
+        "greedy",
+        "--upnp",
+        "--no-announce",
+        "--log",
+        str(p.tmp / "host.zoolog"),
+        "--invite-file",
+        str(inv),
+        "--give-up",
+        "30",
+        *extra,
+        name="host",
+    )
+    return host, p.invite_of(host, inv, "host")
+
+
+def test_upnp_mapping_lets_an_outside_joiner_in(tmp_path: Path) -> None:
+    with lab(tmp_path) as net:
+        home, router, inet = _router(net, daemon=True)
+        p = NsProcs(tmp_path)
+        try:
+            host, invite = _host(p, home)
+            assert f"{ROUTER_WAN}:" in invite and f"{HOME_IP}:" in invite, p.text("host")
+            mapped = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
+            assert "dnat" in mapped, mapped
+            t0 = time.monotonic()
+            joiner = p.zoo_in(
+                inet,
+                "bot",
+                invite,
+                "--log",
+                str(tmp_path / "bot1.zoolog"),
+                "--give-up",
+                "20",
+                name="bot1",
+            )
+            assert p.wait(joiner, "bot1", 60) == 0, p.text("bot1") + p.text("host")
+            print(f"behind NAT with UPnP: game over after {time.monotonic() - t0:.2f} s")
+            assert p.wait(host, "host", 20) == 0, p.text("host")
+            assert p.log("bot1") == p.log("host")
+            assert audit_file(tmp_path / "host.zoolog").ok  # type: ignore[attr-defined]
+            after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
+            assert "dnat" not in after, f"mapping left on the router:\n{after}"
+        finally:
+            p.close()
+
+
+def _advice_within_bound(tmp_path: Path, *, daemon: bool, why: str) -> None:
+    with lab(tmp_path) as net:
+        home, _, _ = _router(net, daemon=daemon, allow=False)
+        p = NsProcs(tmp_path)
+        try:
+            t0 = time.monotonic()
+            host, invite = _host(p, home)
+            took = time.monotonic() - t0
+            assert ROUTER_WAN not in invite
+            out = p.text("host")
+            assert "could not map port" in out and why in out, out
+            assert "forward TCP port" in out and "Tailscale" in out, out
+            assert "ssh -N -R" in out and f"{HOME_IP}:" in out, out
+            assert "Traceback" not in out
+            assert took < 15, took
+            assert host.poll() is None  # type: ignore[attr-defined]  # still hosting for the LAN
+        finally:
+            p.close()
+
+
+def test_no_upnp_daemon_says_so_and_gives_advice(tmp_path: Path) -> None:
+    _advice_within_bound(tmp_path, daemon=False, why="no UPnP router answered")
+
+
+def test_router_that_refuses_says_so_and_gives_advice(tmp_path: Path) -> None:
+    _advice_within_bound(tmp_path, daemon=True, why="refused")
+
+
+RENEW = """
+import sys
+import time
+from zoo_p2p.net.portmap import PortMapper
+pm = PortMapper(40777, lease=2, discover_ms=1000)
+m = pm.open()
+print("mapped", m.external_ip, m.external_port, m.lease, flush=True)
+deadline = time.monotonic() + 10
+while pm.renewals < 1 and time.monotonic() < deadline:
+    time.sleep(0.05)
+print("renewals", pm.renewals, flush=True)
+print("removed", pm.close(), flush=True)
+"""
+
+
+def test_the_lease_is_renewed_and_the_mapping_removed(tmp_path: Path) -> None:
+    with lab(tmp_path) as net:
+        home, router, _ = _router(net, daemon=True)
+        out = sh(sys.executable, "-c", RENEW, ns=home)
+        assert f"mapped {ROUTER_WAN} 40777 2" in out, out
+        assert "renewals 0" not in out and "removed True" in out, out
+        after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
+        assert "40777" not in after, after

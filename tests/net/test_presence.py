@@ -1,0 +1,42 @@
+"""Presence everyone can see (issue 9): a seat is connected, lost (for N s) or left, and a peer
+that leaves says so before it goes. Real processes on 127.0.0.1, bounded waits."""
+
+from __future__ import annotations
+
+import signal
+
+from tests.net.harness import Procs, log_len, wait_for
+
+
+def test_lost_back_and_left_are_shown_on_the_host_and_the_other_joiner(procs: Procs) -> None:
+    """Stop a joiner (SIGSTOP): the others show it lost; let it go on: connected again;
+    interrupt it: it says `leave` first, and the others show that it has left."""
+    inv = procs.tmp / "host.invite"
+    host = procs.zoo(
+        "host", "--players", "3", "--bot", "greedy", "--delay", "0.3", "--bind", "127.0.0.1",
+        "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"), name="host",
+    )  # fmt: skip
+    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
+    invite = inv.read_text().strip()
+    procs.bot(invite, "watcher", "--delay", "0.3", quiet=False)
+    wait_for(lambda: (procs.tmp / "watcher.out").stat().st_size > 0, 10, "the watcher")
+    staller = procs.bot(invite, "staller", "--delay", "0.3")
+    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 5, 20, "the game to start")
+
+    def said(name: str, text: str) -> bool:
+        return text in procs.text(name)
+
+    staller.send_signal(signal.SIGSTOP)
+    try:
+        for who in ("host", "watcher"):
+            wait_for(
+                lambda w=who: said(w, "staller (Green) lost the connection"), 15, f"{who}: lost"
+            )
+    finally:
+        staller.send_signal(signal.SIGCONT)
+    wait_for(lambda: procs.text("host").count("everyone is connected") >= 2, 15, "back")
+    staller.send_signal(signal.SIGINT)
+    wait_for(lambda: said("host", "staller (seat 3) left"), 15, "the host: left")
+    wait_for(lambda: said("host", "staller (Green) has left"), 15, "the host: has left")
+    wait_for(lambda: said("watcher", "staller (Green) has left"), 15, "the watcher: has left")
+    assert "Traceback" not in procs.text("host") + procs.text("watcher")

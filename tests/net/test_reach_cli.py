@@ -1,0 +1,137 @@
+"""Where the host listens, how the invite is printed, and refusals of bad invites (no network
+beyond 127.0.0.1)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from tests.net.harness import ZOO, Procs
+from zoo_p2p.cli import lan
+from zoo_p2p.errors import ZooError
+from zoo_p2p.net.invite import Invite
+
+KEY = bytes(range(1, 33))
+FP = "IV7F-M2JN-KPTH-JXDE"
+
+
+def test_listen_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lan, "interface_addresses", lambda: ["192.168.1.5", "fd00::5"])
+    auto = lan.listen_plan(None, None)
+    assert (auto.bind, auto.also_bind, auto.advertise) == (
+        "127.0.0.1",
+        ("192.168.1.5", "fd00::5"),
+        ["192.168.1.5", "fd00::5"],
+    )
+    only = lan.listen_plan("127.0.0.1", None)
+    assert (only.bind, only.also_bind, only.advertise) == ("127.0.0.1", (), ["127.0.0.1"])
+    wild = lan.listen_plan("0.0.0.0", "vpn.example,100.64.0.7")
+    assert (wild.bind, wild.advertise) == ("0.0.0.0", ["vpn.example", "100.64.0.7"])
+    monkeypatch.setattr(lan, "interface_addresses", list)
+    lonely = lan.listen_plan(None, None)
+    assert lonely.advertise == ["127.0.0.1"] and lonely.notes
+
+
+def test_printed_invite_never_wraps_at_80_columns() -> None:
+    inv = Invite(
+        host="192.168.100.200",
+        port=40123,
+        server_key=KEY,
+        fingerprint=FP,
+        also=(("fd00:1234:5678::abcd", 40123), ("203.0.113.77", 51234)),
+    )
+    buf = io.StringIO()
+    lan.print_invite(Console(file=buf, width=80, color_system=None), inv, qr=True)
+    lines = buf.getvalue().splitlines()
+    body = [line for line in lines[1:] if line.startswith(("zoo://", "[", "f", "2")) or "/" in line]
+    assert all(len(line) <= 80 for line in lines)
+    text = "".join(line for line in lines[1:] if not set(line) <= set("█▀▄ "))
+    assert Invite.parse(text) == inv
+    assert body and all(len(line) <= 72 for line in body)
+
+
+class _Inner:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def on_lobby(self, seats: Any, need: int) -> None:
+        self.calls.append(f"lobby {len(seats)} {need}")
+
+    def on_started(self, link: Any) -> None:
+        self.calls.append("started")
+
+    def on_notice(self, text: str) -> None:
+        self.calls.append(text)
+
+
+class _Ann:
+    def __init__(self) -> None:
+        self.taken: list[int] = []
+        self.closed = False
+
+    def update(self, taken: int) -> None:
+        self.taken.append(taken)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_lan_driver_counts_seats_and_withdraws_the_advert() -> None:
+    inner, ann = _Inner(), _Ann()
+    d = lan.LanDriver(inner)
+    d.announcer = ann  # type: ignore[assignment]
+    d.on_lobby([1, 2], 3)
+    d.on_notice("hi")
+    d.on_started(None)
+    assert ann.taken == [2] and inner.calls == ["lobby 2 3", "hi", "started"]
+    assert d.announcer is None
+
+
+@pytest.mark.parametrize("bad", ["zoo://...:1/k/f", "zoo://-x:4040/k/f", "zoo://h:99999/k/f"])
+def test_join_refuses_bad_invites_without_a_traceback(procs: Procs, bad: str) -> None:
+    r = subprocess.run(
+        [*ZOO, "bot", bad, "--give-up", "2"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=procs.env,
+        cwd=procs.tmp,
+    )
+    assert r.returncode in (1, 2), r
+    assert "Traceback" not in r.stderr and "ZMQError" not in r.stderr, r.stderr
+    assert "bad host" in r.stderr or "bad port" in r.stderr, r.stderr
+
+
+def test_a_loopback_host_says_where_it_listens_and_lists_only_that(procs: Procs) -> None:
+    """What `zoo play` does (bind 127.0.0.1): listens there only, says so, announces nothing."""
+    host, invite = procs.host("--players", "2", "--bot", "greedy", "--quiet")
+    try:
+        inv = Invite.parse(invite)
+        assert inv.addresses == (("127.0.0.1", inv.port),)
+    finally:
+        host.kill()
+        host.wait(5)
+    host2 = procs.zoo(
+        "host", "--bind", "127.0.0.1", "--players", "2", "--give-up", "1", name="loud"
+    )
+    procs.wait(host2, "loud", 30)
+    out = procs.text("loud")
+    assert "listening on 127.0.0.1:" in out and "10." not in out.split("listening on")[1][:40]
+
+
+def test_an_invite_pasted_over_several_lines_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    inv = Invite(
+        host="10.0.0.5", port=4040, server_key=KEY, fingerprint=FP, also=(("fd00::5", 4040),)
+    )
+    lines = iter(["  junk", "", *(f"  {line} " for line in inv.lines(40))])
+    console = Console(file=io.StringIO(), width=80)
+    monkeypatch.setattr(console, "input", lambda prompt="": next(lines))
+    assert lan.paste_invite(console) == inv  # the junk is refused with a reason, then read
+    assert "not an invite" in console.file.getvalue()  # type: ignore[attr-defined]
+    monkeypatch.setattr(console, "input", lambda prompt="": "")
+    with pytest.raises(ZooError, match="no invite"):
+        lan.paste_invite(console)

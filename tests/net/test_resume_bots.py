@@ -1,0 +1,111 @@
+"""A bot game survives kill -9 of every process: `zoo resume LOG` restarts the host's bots from
+the keys and logs kept beside the game log (issue 9). Bound: 90 s in all."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+from pathlib import Path
+
+from tests.net.harness import Procs, audit_file, log_len, wait_for
+from zoo_p2p.protocol.encoding import decode_entry
+from zoo_p2p.storage import read_log
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(x) for x in text.split()]
+
+
+def test_a_bot_game_resumes_after_kill_9_of_every_process(procs: Procs) -> None:
+    log = procs.tmp / "game.zoolog"
+    host = procs.zoo(
+        "host",
+        "--players",
+        "3",
+        "--bots",
+        "3",
+        "--bind",
+        "127.0.0.1",
+        "--no-announce",
+        "--log",
+        str(log),
+        "--delay",
+        "0.15",
+        "--move-time",
+        "40",
+        "--reveal-time",
+        "12",
+        "--quiet",
+        name="host",
+    )
+    wait_for(lambda: log_len(log) >= 40 or host.poll() is not None, 60, "the game to be underway")
+    assert host.poll() is None, procs.text("host")
+    bots = _children(host.pid)
+    assert len(bots) == 2, bots
+    for pid in [host.pid, *bots]:
+        os.kill(pid, signal.SIGKILL)
+    host.wait(5)
+    for pid in bots:
+        wait_for(lambda p=pid: not Path(f"/proc/{p}").exists() or _zombie(p), 5, "a bot to die")
+    cut = log_len(log)
+    bots_dir = log.with_name(log.name + ".bots")
+    keys = sorted(bots_dir.glob("bot*.key"))
+    assert len(keys) == 2
+    for k in keys:
+        assert stat.S_IMODE(k.stat().st_mode) == 0o600
+    # the clocks set on the command line are in the genesis
+    assert decode_entry(read_log(log).entries[0]).body[4] == [40, 12]
+
+    again = procs.zoo("resume", str(log), "--level", "greedy", "--quiet", name="resume")
+    code = procs.wait(again, "resume", timeout=60)
+    assert code == 0, procs.text("resume")
+    r = audit_file(log)
+    assert r.verdict == "ok", (r.fault_reason, procs.text("resume"))  # type: ignore[attr-defined]
+    assert r.entries > cut  # type: ignore[attr-defined]
+    assert r.ending_text.startswith("finished")  # type: ignore[attr-defined]
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except OSError:
+        return True
+
+
+def test_q_in_a_three_seat_game_resigns_and_a_bot_plays_on(procs: Procs) -> None:
+    """A person types q, confirms, and leaves: its peer signs a resignation, the host runs a
+    stand-in bot under the key it names, and the game ends normally. Bound: 60 s."""
+    import subprocess
+
+    from tests.net.harness import ZOO
+
+    host, invite = procs.host("--players", "3", "--bots", "1", "--bot", "greedy", "--no-announce")
+    out = open(procs.tmp / "human.out", "wb")  # noqa: SIM115
+    args = ["join", invite, "--plain", "--name", "hum", "--log", str(procs.tmp / "hum.zoolog")]
+    human = subprocess.Popen(
+        [*ZOO, *args, "--identity", str(procs.tmp / "hum.key")],
+        stdin=subprocess.PIPE,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        env=procs.env,
+        cwd=procs.tmp,
+    )
+    out.close()
+    procs.procs.append(human)
+    text = lambda: (procs.tmp / "human.out").read_text(errors="replace")  # noqa: E731
+    wait_for(lambda: "q quit" in text() or human.poll() is not None, 40, "our turn")
+    assert human.stdin is not None
+    human.stdin.write(b"q\ny\n")
+    human.stdin.flush()
+    assert procs.wait(human, "human", timeout=20) == 1  # we left an unfinished game
+    assert "you resigned and a bot plays on in your seat" in text(), text()
+    assert "zoo resume" not in text()
+    procs.wait(host, "host", timeout=60)
+    r = audit_file(procs.tmp / "host.zoolog")
+    assert r.verdict == "ok", (r.fault_reason, procs.text("host"))  # type: ignore[attr-defined]
+    assert "resigned; a stand-in played on" in r.ending_text  # type: ignore[attr-defined]

@@ -1,0 +1,82 @@
+"""A network game in the app: a headless host with a bot seat on 127.0.0.1, and this process
+joining through the app's driver (the peer loop in a worker thread, moves through the pipe)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from rich.console import Console
+
+from tests.net.harness import Procs, audit_file, procs  # noqa: F401 - the fixture
+from zoo_p2p.driver import Driver
+from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.facts import UTF8
+from zoo_p2p.tui.game import GameScreen
+from zoo_p2p.tui.net import NetTable
+from zoo_p2p.tui.over import GameOverScreen
+
+DEADLINE = 240.0  # generous: the suite may share 2 cores with much else
+
+
+def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
+    from zoo_p2p.cli.runners import run_join
+
+    host, invite = procs.host("--players", "2", "--bot", "greedy", "--give-up", "30")
+    mine = procs.tmp / "app.zoolog"
+
+    def start(driver: Driver, console: Console) -> int:
+        return run_join(
+            invite,
+            name="[b]app[/b]",
+            team=None,
+            log_path=mine,
+            identity=None,
+            give_up=30,
+            driver=driver,
+            console=console,
+            ephemeral=True,
+        )
+
+    shown_log: list[str | None] = []
+
+    async def play() -> tuple[int, str, int]:
+        app = ZooApp(network=start, glyphs=UTF8)
+        moves = 0
+        async with app.run_test(size=(120, 40)) as pilot:
+            deadline = time.monotonic() + DEADLINE
+            verdict = ""
+            while time.monotonic() < deadline:
+                await pilot.pause(0.05)  # the peer loop runs in its thread: poll, bounded
+                table = app.table
+                if not isinstance(table, NetTable) or table.ui is None:
+                    continue
+                st = table.state
+                if st.is_terminal():
+                    if isinstance(app.screen, GameOverScreen):
+                        verdict = table.ending().verdict.plain
+                        shown_log[:] = [table.ending().log_path]
+                        if app.net_code is not None and verdict.startswith("verified"):
+                            break
+                    continue
+                if table.my_turn() and isinstance(app.screen, GameScreen):
+                    n = len(st.history)
+                    move = str(st.legal_moves()[0])
+                    await pilot.press("tab", *move, "enter")
+                    while time.monotonic() < deadline and len(table.state.history) == n:
+                        await pilot.pause(0.05)
+                    moves += 1
+                    if isinstance(app.screen, GameScreen):
+                        app.screen.query_one("#board").focus()
+            else:
+                raise AssertionError("the network game did not finish in time")
+            await pilot.press("q")
+        return app.return_code or 0, verdict, moves
+
+    code, verdict, moves = asyncio.run(play())
+    assert moves >= 3
+    assert verdict.startswith("verified"), verdict
+    assert code == 0
+    assert procs.wait(host, "host") == 0
+    assert audit_file(mine).verdict == "ok"  # type: ignore[attr-defined]
+    assert shown_log == [str(mine)]

@@ -1,0 +1,357 @@
+"""Reaching each other (issue 11): where the host listens, the invite on screen, LAN adverts,
+picking a game found on the LAN, and the router's port mapping. The commands call these."""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from zoo_p2p.errors import ZooError
+from zoo_p2p.net.discovery import interface_addresses
+from zoo_p2p.text import shown
+
+if TYPE_CHECKING:
+    from zoo_p2p.net.discovery import Advert, Announcer
+    from zoo_p2p.net.invite import Invite
+    from zoo_p2p.net.portmap import PortMapper
+
+WILDCARDS = ("0.0.0.0", "*", "::", "[::]")
+AUTO = "auto"  # what the .net sidecar keeps for "no --bind": every reachable address
+BROWSE_SECONDS = 3.0
+
+
+@dataclass
+class ListenPlan:
+    """Where the host binds and what its invite advertises."""
+
+    bind: str
+    also_bind: tuple[str, ...] = ()
+    advertise: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def listen_plan(bind: str | None, address: str | None) -> ListenPlan:
+    """No --bind: every reachable address of this machine (and 127.0.0.1 for our own bots);
+    --bind ADDR: that address only (a wildcard: everything, advertising each interface);
+    --address A[,B]: what the invite says instead (a VPN address, an SSH tunnel's server)."""
+    shown_addrs = [a.strip().strip("[]") for a in (address or "").split(",") if a.strip()]
+    if bind in (None, "", AUTO):
+        mine = interface_addresses()
+        plan = ListenPlan(bind="127.0.0.1", also_bind=tuple(mine), advertise=list(mine))
+        if not mine:
+            plan.advertise = ["127.0.0.1"]
+            plan.notes.append("no network address found: only this machine can join")
+    elif bind in WILDCARDS:
+        wild = "::" if ":" in bind else "0.0.0.0"
+        plan = ListenPlan(bind=wild, advertise=interface_addresses() or ["127.0.0.1"])
+    else:
+        plan = ListenPlan(bind=bind.strip("[]"), advertise=[bind.strip("[]")])
+    if shown_addrs:
+        plan.advertise = shown_addrs
+    return plan
+
+
+def private_only(hosts: list[str]) -> bool:
+    """True when no advertised address can be reached from the internet."""
+    for h in hosts:
+        try:
+            if ipaddress.ip_address(h).is_global:
+                return False
+        except ValueError:
+            return False  # a DNS name: assume the user knows it is reachable
+    return True
+
+
+def print_invite(console: Console, invite: Invite, *, qr: bool = False) -> None:
+    """The invite in lines of at most 72 characters cut after separators, and maybe a QR code."""
+    console.print(Text("invite (give this to the other players):", style="bold"))
+    for line in invite.lines():
+        console.print(Text(line), soft_wrap=True, overflow="ignore", crop=False)
+    if qr:
+        console.print(Text(invite.qr()), soft_wrap=True, overflow="ignore", crop=False)
+
+
+def say_listening(console: Console, listening: list[tuple[str, int]]) -> None:
+    """One line: the addresses the host listens on."""
+    from zoo_p2p.net.invite import format_address
+
+    where = ", ".join(format_address(a) for a in listening)
+    console.print(Text(f"listening on {where}"))
+
+
+# ----- LAN adverts --------------------------------------------------------------------------
+def start_announcer(
+    console: Console,
+    invite: Invite,
+    *,
+    name: str,
+    seats: int,
+    variant: str,
+) -> Announcer | None:
+    """Advertise the game on the LAN interfaces the invite names (never on loopback alone)."""
+    from zoo_p2p.net.discovery import Announcer
+
+    v4 = [
+        h
+        for h, _ in invite.addresses
+        if _is_ip(h) and ":" not in h and not ipaddress.ip_address(h).is_loopback
+    ]
+    if not v4:
+        return None
+    return Announcer(
+        invite, name=name, seats=seats, taken=1, variant=variant, interfaces=v4
+    ).start()
+
+
+def _is_ip(h: str) -> bool:
+    try:
+        ipaddress.ip_address(h)
+    except ValueError:
+        return False
+    return True
+
+
+def pick_game(console: Console, seconds: float, *, interactive: bool | None = None) -> Invite:
+    """Browse the LAN for `seconds`, list the games, return the invite of the one picked."""
+    from zoo_p2p.net.discovery import DiscoveryError, browse
+
+    if interactive is None:
+        interactive = sys.stdin.isatty()
+    console.print(Text(f"looking for games on the local network ({seconds:g} s)…"))
+    t0 = time.monotonic()
+    try:
+        found = browse(seconds)
+    except DiscoveryError as exc:
+        raise ZooError(str(exc)) from None
+    games, bad = found.games, found.dropped
+    if not games:
+        why = (
+            f"mDNS multicast is blocked here: {shown(found.trouble, 120)}"
+            if found.trouble
+            else "is the host on this network? mDNS multicast may be blocked here"
+        )
+        text = f"no game found on the local network within {time.monotonic() - t0:.0f} s ({why})."
+        if interactive:
+            console.print(Text(text, style="yellow"))
+            return paste_invite(console)
+        raise ZooError(f"{text} Ask the host for the invite and run: zoo join INVITE")
+    open_games = [g for g in games if g.free > 0]
+    show_games(console, games)
+    if bad:
+        console.print(Text(f"({bad} malformed advert(s) ignored)", style="dim"))
+    if not open_games:
+        raise ZooError("every game found is full")
+    if not interactive:
+        if len(open_games) > 1:
+            raise ZooError("several games found: ask your host for the invite and pass it")
+        chosen = open_games[0]
+    else:
+        chosen = _ask(console, games)
+    console.print(
+        Text(
+            f"joining {shown(chosen.name, 32)} — the host must prove fingerprint "
+            f"{chosen.fingerprint}"
+        )
+    )
+    return chosen.invite
+
+
+def paste_invite(console: Console) -> Invite:
+    """Read an invite pasted at the terminal, over as many lines as it takes (Enter alone: quit)."""
+    from zoo_p2p.net.invite import Invite, InviteError
+
+    console.print(Text("paste the invite the host gave you (an empty line to give up):"))
+    got = ""
+    while True:
+        try:
+            line = console.input("")
+        except EOFError:
+            line = ""
+        if not line.strip():
+            if got:
+                try:
+                    return Invite.parse(got)
+                except InviteError as exc:
+                    console.print(Text(f"that is not an invite: {exc}", style="yellow"))
+                    got = ""
+                    continue
+            raise ZooError("no invite given")
+        got += line[:4096]
+        if len(got) > 8192:
+            console.print(Text("that is far too long to be an invite; paste it again"))
+            got = ""
+            continue
+        try:
+            return Invite.parse(got)
+        except InviteError:
+            continue  # maybe the rest is on the next line
+
+
+def show_games(console: Console, games: list[Advert]) -> None:
+    """The list of games found: number, name, host fingerprint, seats, variant."""
+    t = Table(show_edge=False)
+    for col in ("#", "host", "fingerprint", "seats", "variant"):
+        t.add_column(col)
+    for i, g in enumerate(games, 1):
+        seats = f"{g.taken}/{g.seats}" + (" full" if g.free <= 0 else "")
+        t.add_row(
+            Text(str(i)),
+            Text(shown(g.name, 32)),
+            Text(g.fingerprint),
+            Text(seats),
+            Text(g.variant),
+        )
+    console.print(t)
+
+
+def _ask(console: Console, games: list[Advert]) -> Advert:
+    while True:
+        try:
+            raw = console.input(f"join which game? (1-{len(games)}, Enter for 1) ")
+        except EOFError:
+            raise ZooError("no game picked") from None
+        raw = raw.strip()[:8] or "1"
+        if raw.isdigit() and 1 <= int(raw) <= len(games) and games[int(raw) - 1].free > 0:
+            return games[int(raw) - 1]
+        console.print(Text(f"type a number from 1 to {len(games)} of a game with a free seat"))
+
+
+# ----- port mapping -------------------------------------------------------------------------
+def map_port(
+    console: Console, port: int, lan_hosts: list[str]
+) -> tuple[PortMapper | None, tuple[str, int] | None]:
+    """Ask the router to forward `port`; returns the mapper (to close) and the external address
+    for the invite, or (None, None) after printing why it failed and what to do instead."""
+    from zoo_p2p.net.portmap import MappingError, PortMapper, advice
+
+    console.print(Text("asking the router to forward the port (UPnP)…"))
+    pm = PortMapper(port)
+    t0 = time.monotonic()
+    try:
+        m = pm.open()
+    except MappingError as exc:
+        lan = pm.lan_ip or next((h for h in lan_hosts if ":" not in h), None)
+        console.print(
+            Text(f"could not map port {port} on the router: {shown(str(exc), 200)}", style="yellow")
+        )
+        console.print(Text("players outside this network cannot reach you; instead:"))
+        for line in advice(port, lan):
+            console.print(Text(line), soft_wrap=True)
+        return None, None
+    console.print(
+        Text(
+            f"router forwards {m.external_ip}:{m.external_port} to {m.lan_ip}:{m.port} "
+            f"({time.monotonic() - t0:.1f} s; lease "
+            f"{'permanent' if not m.lease else f'{m.lease} s, renewed'}; removed at the end)"
+        )
+    )
+    if private_only([m.external_ip]):
+        console.print(
+            Text(
+                f"the router's own external address {m.external_ip} is private: another NAT "
+                "(your provider's) sits beyond it, so the mapping may not be reachable",
+                style="yellow",
+            )
+        )
+    return pm, (m.external_ip, m.external_port)
+
+
+# ----- the host's side, in one place ----------------------------------------------------------
+class LanDriver:
+    """Wraps a front-end driver: keeps the LAN advert's seat count current and withdraws the
+    advert when the game starts (everything else goes to the wrapped driver)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.announcer: Announcer | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def on_lobby(self, seats: Any, *args: Any, **kw: Any) -> None:
+        """Count the seats taken in the advert, then let the front-end show the lobby."""
+        if self.announcer is not None:
+            with contextlib.suppress(TypeError):
+                self.announcer.update(len(seats))
+        self.inner.on_lobby(seats, *args, **kw)
+
+    def on_started(self, *args: Any, **kw: Any) -> None:
+        """The table is full: nobody else can join, so stop advertising (in the background)."""
+        if self.announcer is not None:
+            ann, self.announcer = self.announcer, None
+            threading.Thread(target=ann.close, name="zoo-unannounce", daemon=True).start()
+        self.inner.on_started(*args, **kw)
+
+
+@dataclass
+class Reach:
+    """What the host set up to be reached: the advert and the port mapping, to undo at the end."""
+
+    driver: LanDriver | None = None
+    mapper: PortMapper | None = None
+    invite: Invite | None = None
+
+    def close(self) -> None:
+        """Withdraw the advert and remove the port mapping (each bounded)."""
+        if self.driver is not None and self.driver.announcer is not None:
+            self.driver.announcer.close()
+            self.driver.announcer = None
+        if self.mapper is not None:
+            self.mapper.close()
+            self.mapper = None
+
+
+def set_up_host(
+    console: Console,
+    host: Any,
+    plan: ListenPlan,
+    *,
+    driver: LanDriver | None,
+    name: str,
+    players: int,
+    variant: str,
+    upnp: bool,
+    announce: bool,
+    qr: bool,
+) -> Reach:
+    """After the host socket is bound: say where it listens, map the port if asked, put every
+    address in the invite, print it (lines, maybe QR) and announce it on the LAN."""
+    from zoo_p2p.net.invite import MAX_ADDRESSES
+
+    reach = Reach(driver=driver)
+    port = int(host.port)
+    for note in plan.notes:
+        console.print(Text(note, style="yellow"))
+    say_listening(console, list(getattr(host, "listening", [(plan.bind, port)])))
+    addrs: list[tuple[str, int]] = [(h, port) for h in plan.advertise]
+    if upnp:
+        reach.mapper, mapped = map_port(console, port, plan.advertise)
+        if mapped is not None and mapped not in addrs:
+            addrs.append(mapped)
+    elif private_only(plan.advertise) and any(
+        not ipaddress.ip_address(h).is_loopback for h in plan.advertise if _is_ip(h)
+    ):
+        console.print(
+            Text(
+                "your addresses are private: players on other networks cannot reach them "
+                "(see --upnp, or README 'Finding each other')",
+                style="dim",
+            )
+        )
+    host.invite = host.invite.with_addresses(addrs[:MAX_ADDRESSES])
+    reach.invite = host.invite
+    print_invite(console, host.invite, qr=qr)
+    if announce and driver is not None:
+        driver.announcer = start_announcer(
+            console, host.invite, name=name, seats=players, variant=variant
+        )
+    return reach
