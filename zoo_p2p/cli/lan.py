@@ -331,8 +331,14 @@ def set_up_host(
     port = int(host.port)
     for note in plan.notes:
         console.print(Text(note, style="yellow"))
-    say_listening(console, list(getattr(host, "listening", [(plan.bind, port)])))
-    addrs: list[tuple[str, int]] = [(h, port) for h in plan.advertise]
+    listening = list(getattr(host, "listening", [(plan.bind, port)]))
+    say_listening(console, listening)
+    failed = dict(getattr(host, "not_listening", []))
+    for h, why in failed.items():
+        console.print(Text(f"cannot listen on {h} ({shown(why, 80)}); left out", style="yellow"))
+    addrs: list[tuple[str, int]] = [(h, port) for h in plan.advertise if h not in failed]
+    if not addrs:
+        addrs = [("127.0.0.1", port)]
     if upnp:
         reach.mapper, mapped = map_port(console, port, plan.advertise)
         if mapped is not None and mapped not in addrs:

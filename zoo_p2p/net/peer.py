@@ -704,8 +704,7 @@ class Host(Link):
             self.sock.curve_secretkey = server_secret
             self.sock.curve_publickey = self.server_pub_z85
             self.sock.curve_server = True
-        binds = [options.bind, *options.also_bind]
-        if any(":" in b for b in binds):
+        if any(":" in b for b in (options.bind, *options.also_bind)):
             self.sock.setsockopt(zmq.IPV6, 1)
         addr = options.bind
         try:
@@ -714,13 +713,18 @@ class Host(Link):
                 port = options.port
             else:
                 port = self.sock.bind_to_random_port(f"tcp://{_bracket(addr)}")
-            for addr in options.also_bind:
-                self.sock.bind(f"tcp://{_bracket(addr)}:{port}")
         except zmq.ZMQError as exc:
             self.close()
             raise NetError(f"cannot listen on {addr} port {options.port}: {exc}") from None
         self.port = port
-        self.listening = [(b, port) for b in binds]  # what `zoo host` says it listens on
+        self.listening = [(options.bind, port)]  # what `zoo host` says it listens on
+        self.not_listening: list[tuple[str, str]] = []  # (address, why) of extra binds that failed
+        for extra in options.also_bind:  # an address that went away is skipped, not fatal
+            try:
+                self.sock.bind(f"tcp://{_bracket(extra)}:{port}")
+                self.listening.append((extra, port))
+            except zmq.ZMQError as exc:
+                self.not_listening.append((extra, str(exc)))
         self.invite = Invite(
             host=address, port=port, server_key=self.server_pub, fingerprint=fingerprint(self.pub)
         )
