@@ -487,3 +487,20 @@ def test_a_host_sending_an_endless_multipart_message_is_cut_off() -> None:
     print(f"JOINER-FLOOD sent={int(result.get('sent', 0)) >> 20} MiB growth={growth:.1f} MB")
     assert result.get("cut"), result
     assert growth < 100, growth
+
+
+def test_markup_names_are_shown_literally_and_crash_nobody(procs: Procs) -> None:
+    """Joiners named `[/]` and `[link=http://x]host[/link]`: the host, a printing joiner and
+    a quiet bot show the names literally (no MarkupError, no hidden link); the game ends."""
+    host, invite_text = procs.host("--players", "3", "--bot", "greedy", "--delay", "0.02")
+    a = procs.zoo("bot", invite_text, "--name", "[/]", "--log", str(procs.tmp / "a.zoolog"),
+                  "--give-up", "20", name="a")  # fmt: skip
+    b = procs.zoo("bot", invite_text, "--name", "[link=http://x]host[/link]", "--log",
+                  str(procs.tmp / "b.zoolog"), "--give-up", "20", "--quiet", name="b")  # fmt: skip
+    assert procs.wait(a, "a") == 0, procs.text("a")
+    assert procs.wait(b, "b") == 0, procs.text("b")
+    assert procs.wait(host, "host") == 0, procs.text("host")
+    text = procs.text("a")
+    assert "[link=http://x]host[/link]" in text.replace("\n", "")
+    assert "Traceback" not in text + procs.text("b") + procs.text("host")
+    assert audit_file(procs.tmp / "a.zoolog").ok  # type: ignore[attr-defined]
