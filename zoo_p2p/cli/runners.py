@@ -183,6 +183,8 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     scores = score_line(s)
     if scores is not None:
         console.print(scores)
+    if s.ending is not None:  # claimed or resigned (PROTOCOL.md §10)
+        console.print(Text(s.outcome().describe(s.seats), style="bold"))
     console.print(Text(f"log saved: {path}", style="bold"))
     if ok:
         verdict = "ok: every signature, link, move, reveal and seed checks out"

@@ -139,6 +139,7 @@ _FIELDS = {
     "head": {"h", "up"},
     "get": {"from", "n"},
     "proof": {"p"},
+    "vote": {"v"},  # a claim vote (PROTOCOL.md §10.2), so a claim needs no host (p2)
 }
 
 
@@ -176,6 +177,8 @@ def _check(msg: dict[str, Any]) -> None:
         ok = _u32(msg["from"]) and type(msg["n"]) is int and 1 <= msg["n"] <= MAX_GET
     elif kind == "proof":
         ok = type(msg["p"]) is bytes and 0 < len(msg["p"]) <= wire.MAX_FRAME - 64
+    elif kind == "vote":
+        ok = type(msg["v"]) is bytes and 0 < len(msg["v"]) <= 4096
     if not ok:
         raise wire.WireError(f"mesh {kind}: a field is out of range or mistyped")
 
@@ -558,6 +561,10 @@ class Mesh:
                 self.send(seat, pack("ent", **{"from": start, "e": batch, "h": list(self._head())}))
         elif kind == "proof":
             self._on_proof(seat, msg, now)
+        elif kind == "vote":
+            on_vote = getattr(self.owner, "mesh_vote", None)
+            if on_vote is not None:
+                on_vote(seat, msg["v"])
 
     def _on_entries(self, seat: int, start: int, entries: list[bytes], now: float) -> None:
         s = self.session
