@@ -4,7 +4,8 @@ Scenarios, each in network namespaces made here and torn down at the end (needs 
 nftables and miniupnpd; run as `sudo python bench/bench_reach.py`):
 
 - same host: host and joiner in one namespace, joining with the invite;
-- same LAN: two namespaces on one link, joining with the invite, then with no invite (mDNS);
+- same LAN: two namespaces on one link, joining with the invite (IPv4 and IPv6 addresses), with
+  an IPv6-only invite, and with no invite at all (mDNS);
 - NAT + UPnP: host behind a router namespace running miniupnpd, joiner outside, `--upnp`;
 - NAT, no UPnP: the same router without the daemon; the joiner has only the host's LAN address.
 
@@ -24,8 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.net.harness import log_len
-from tests.net.netns import Lab, NsProcs, netns_missing
+from tests.net.netns import Lab, NsProcs, netns_missing, sh
 from tests.net.test_netns_nat import _router
+from zoo_p2p.net.invite import Invite
 
 
 def _host(p: NsProcs, ns: str, *extra: str) -> tuple[object, str]:
@@ -89,12 +91,19 @@ def run(rounds: int) -> None:
             p = NsProcs(tmp)
             try:
                 a, b = net.machine("a"), net.machine("b")
-                net.wire(a, "10.231.0.1/24", b, "10.231.0.2/24")
+                ia, ib = net.wire(a, "10.231.0.1/24", b, "10.231.0.2/24")
+                sh("ip", "addr", "add", "fd00:231::1/64", "dev", ia, "nodad", ns=a)
+                sh("ip", "addr", "add", "fd00:231::2/64", "dev", ib, "nodad", ns=b)
                 host, inv = _host(p, a, "--no-announce")
                 record("same host", *_join(p, a, inv, 10))
                 p.wait(host, "host")
                 host, inv = _host(p, a, "--no-announce")
                 record("same LAN, invite", *_join(p, b, inv, 10))
+                p.wait(host, "host")
+                host, inv = _host(p, a, "--no-announce")
+                v6 = Invite.parse(inv)
+                v6 = v6.with_addresses([x for x in v6.addresses if ":" in x[0]])
+                record("same LAN, IPv6 invite", *_join(p, b, str(v6), 10))
                 p.wait(host, "host")
                 host, inv = _host(p, a)
                 record("same LAN, discovered", *_join(p, b, None, 10))

@@ -78,6 +78,6 @@ def test_analyse_the_sample_logs(name: str) -> None:
         if re.match(r"\s+(analysis|inaccuracy|mistake|blunder):", ln)
     ]
     assert len(lines) == rp.moves
-    assert "Analysis (points of expected final margin lost" in r.output
+    assert "Analysis: expected final margin lost" in r.output
     for seat in rp.names:
         assert seat in r.output

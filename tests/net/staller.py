@@ -148,6 +148,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("role", choices=["host", "join"])
     ap.add_argument("mode", nargs="?", default="bot")
     ap.add_argument("invite", nargs="?")
+    ap.add_argument("--host-mode", default="bot")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--move-time", type=int, default=3)
     ap.add_argument("--reveal-time", type=int, default=2)
@@ -164,7 +165,7 @@ def main(argv: list[str]) -> int:
         if a.key
         else Ed25519PrivateKey.generate()
     )
-    driver = Driver(a.mode)
+    driver = Driver(a.host_mode if a.role == "host" else a.mode)
     driver.log_dir = a.log.parent
 
     def make_session(genesis: bytes) -> Session:

@@ -27,12 +27,17 @@ def _run(procs: Procs, *args: str, name: str) -> subprocess.Popen[bytes]:
     return p
 
 
-def _game(procs: Procs, players: int, modes: list[str]) -> list[Path]:
-    """A host (honest bot) and one joiner per mode; wait for all; return the logs in seat order."""
+def _game(
+    procs: Procs, players: int, modes: list[str], host_mode: str = "bot", kill_host: bool = False
+) -> list[Path]:
+    """A host (an honest bot unless `host_mode`) and one joiner per mode; wait for all; return
+    the logs in seat order. `kill_host`: kill -9 the host once it stalls."""
     inv = procs.tmp / "host.invite"
     host = _run(
         procs,
         "host",
+        "--host-mode",
+        host_mode,
         "--players",
         str(players),
         "--invite-file",
@@ -55,6 +60,9 @@ def _game(procs: Procs, players: int, modes: list[str]) -> list[Path]:
             15,
             f"seat {i + 2} taken",
         )
+    if kill_host:
+        wait_for(lambda: "stalling" in _out(procs, "host"), 30, "the host to stall")
+        host.kill()
     procs.wait(host, "host", timeout=60)
     for i, j in enumerate(joiners):
         procs.wait(j, f"j{i + 1}", timeout=30)
@@ -125,3 +133,14 @@ def test_a_resignation_ends_a_two_seat_game(procs: Procs) -> None:
     assert r.verdict == "ok", (r.fault_reason, procs.text("host"), procs.text("j1"))
     assert r.ending_text is not None and r.ending_text.startswith("resigned: seat 2")
     assert r.winners == (0,)
+
+
+def test_a_host_that_stalls_and_dies_is_claimed_over_the_direct_links(procs: Procs) -> None:
+    """3 seats; the host (seat 1) stalls at its first move and is killed: the two joiners
+    exchange their votes on their direct links and claim the game without it."""
+    logs = _game(procs, 3, ["bot", "bot"], host_mode="move", kill_host=True)
+    for path in logs[1:]:
+        r = audit_file(path)
+        assert r.verdict == "ok", (path, r.fault_reason, procs.text("j1"), procs.text("j2"))
+        assert r.ending is not None and r.ending.seat == 0 and r.ending.by == (1, 2)
+        assert r.ending_text is not None and "did not move within 3 s" in r.ending_text

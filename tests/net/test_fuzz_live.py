@@ -252,3 +252,65 @@ def test_fuzz_a_live_joiner(procs: Procs, tmp_path: Path) -> None:
     _no_crash(procs.text("joiner"))
     assert procs.log("joiner") == (tmp_path / "host.zoolog").read_bytes()
     assert audit_file(procs.tmp / "joiner.zoolog").ok  # type: ignore[attr-defined]
+
+
+def test_a_host_cannot_crash_joiners_with_presence_or_lobby_messages(
+    procs: Procs, tmp_path: Path
+) -> None:
+    """Issue 8's cases: `presence` with 4 entries in a 3-seat game (IndexError before), a
+    `seats` message of the wrong size, and `lobby` rows with markup names after the start; the
+    two joiners (one printing, one quiet) drop them and the game ends with logs that verify."""
+    from zoo_p2p.cli.botdriver import BotDriver
+    from zoo_p2p.cli.runners import GameFiles, genesis_factory, session_factory
+    from zoo_p2p.net.peer import Host, HostOptions
+    from zoo_p2p.protocol.crypto import fingerprint
+    from zoo_p2p.rules import Variant
+    from zoo_p2p.storage import NetSidecar
+
+    key = load_or_create_identity(tmp_path / "host.pem")
+    hostile = [
+        wire.pack("presence", up=[True, True, False, True]),
+        msgpack.packb({"t": "seats", "state": ["lost"] * 4, "lost": [1] * 4}),
+        wire.pack("lobby", seats=[["[/]", "AAAA-BBBB-CCCC-DDDD", 1]], need=2),
+        msgpack.packb({"t": "lobby", "seats": [["[link=http://x]h[/link]", "x", 9]], "need": 3}),
+    ]
+
+    class BadHost(Host):
+        sent = 0
+
+        def tick(self, now: float) -> None:
+            super().tick(now)
+            s = self.session
+            if s is not None and not s.finished and len(s) > 3 and self.sent < 40:
+                for rid, conn in list(self.conns.items()):
+                    if conn.seat is not None:
+                        for frame in hostile:
+                            self._send(rid, frame)
+                            self.sent += 1
+
+    files = GameFiles(tmp_path / "host.zoolog", NetSidecar(role="host", port=0, bind="127.0.0.1"))
+    host = BadHost(
+        key=key,
+        driver=BotDriver("greedy", seed=1, delay=0.02, console=None),
+        make_session=session_factory(key),
+        open_log=files.open_new,
+        make_genesis=genesis_factory(key, Variant.STANDARD, None),
+        fingerprint=fingerprint,
+        options=HostOptions(players=3, bind="127.0.0.1", give_up=20),
+    )
+    outcome: list[Any] = []
+    t = threading.Thread(target=lambda: outcome.append(host.run(time.monotonic() + 60)))
+    t.start()
+    try:
+        loud = procs.bot(str(host.invite), "loud", "--verbose", quiet=False)
+        quiet = procs.bot(str(host.invite), "quiet")
+        assert procs.wait(loud, "loud", timeout=60) == 0, procs.text("loud")
+        assert procs.wait(quiet, "quiet", timeout=60) == 0, procs.text("quiet")
+    finally:
+        t.join(70)
+    assert outcome and outcome[0].finished, outcome
+    assert host.sent >= 8
+    _no_crash(procs.text("loud") + procs.text("quiet"))
+    assert "does not fit the seats" in procs.text("loud")
+    for name in ("loud", "quiet"):
+        assert audit_file(procs.tmp / f"{name}.zoolog").ok  # type: ignore[attr-defined]

@@ -12,9 +12,11 @@ of a perfect-information game with chance, and the search builds that tree:
   every deal consistent with what is public, so a bottom value ``v`` comes up with chance
   ``remaining(v) / hidden`` and the mutant of ``v`` with chance ``1 / unturned copies of v``) and
   follows the outcome that deal gives: outcomes arrive with their exact probabilities;
-* below the tree a playout by the noisy one-ply policy finishes the game; every seat's reward
-  (its share of the win blended with its margin over the best other seat) is backed up, and each
-  edge keeps the reward of the seat that moves there (max-n, which is minimax for two players).
+* below the tree a playout by the noisy one-ply policy runs for ``rollout`` plies (12 in play:
+  many cheap iterations beat fewer complete games at equal budget; the analysis plays to the
+  end); every seat's reward (its share of the lead blended with its margin over the best other
+  seat, from the score totals where the playout stopped) is backed up, and each edge keeps the
+  reward of the seat that moves there (max-n, which is minimax for two players).
 
 The move played is the most visited edge at the root. ``peek`` is the same search told the real
 hidden deal (measurement only: how much the hidden information costs).
@@ -102,15 +104,17 @@ class MoveStats:
     value: float
     """Mean search reward in [0, 1] (half win share, half clamped margin)."""
     win: float
-    """Mean share of the win at the end of the game (ties shared)."""
+    """Mean share of the lead where playouts stopped (ties shared): the win chance when
+    playouts run to the end of the game (``rollout`` large, as in the analysis)."""
     margin: float
-    """Mean final margin: the mover's score minus the best other seat's."""
+    """Mean margin where playouts stopped: the mover's score minus the best other seat's (the
+    expected final margin when playouts run to the end)."""
     prior: float
     """The one-ply policy score of the move (points)."""
 
 
 def rewards(totals: list[int], margin_weight: float) -> tuple[list[float], list[float], list[int]]:
-    """Each seat's search reward, win share and margin from final totals."""
+    """Each seat's search reward, win share and margin from score totals."""
     best = max(totals)
     n_best = totals.count(best)
     out: list[float] = []

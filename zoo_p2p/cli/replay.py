@@ -17,7 +17,15 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from zoo_p2p.bots.analysis import DEFAULT_WORK, MoveMark, analyse_positions, summary
+from zoo_p2p.bots.analysis import (
+    BLUNDER,
+    DEFAULT_WORK,
+    INACCURACY,
+    MISTAKE,
+    MoveMark,
+    analyse_positions,
+    summary,
+)
 from zoo_p2p.cli.render import describe_move, render_board, render_scores, seat_label
 from zoo_p2p.errors import LogError, RemoteProtocolError
 from zoo_p2p.protocol.events import (
@@ -38,9 +46,7 @@ from zoo_p2p.rules import Move, State, square_name
 from zoo_p2p.storage import LogReader
 from zoo_p2p.text import seat_word, shown
 
-KEYS = (
-    "[Enter]/n next move · b back one move · <N> or j N jump to move N · s start · e end · q quit"
-)
+KEYS = "Enter/n next move · b back one · N or j N: move N · s start · e end · q quit"
 
 MARK_STYLE = {"inaccuracy": "yellow", "mistake": "bold yellow", "blunder": "bold red"}
 
@@ -243,8 +249,14 @@ def render_deal(rp: Replay) -> RenderableType | None:
 
 def render_summary(rp: Replay) -> Table:
     """Per seat: inaccuracies, mistakes, blunders and the mean points lost per move."""
-    table = Table(title="Analysis (points of expected final margin lost against the expert's move)")
-    for col in ("seat", "moves", "?! inaccuracies", "? mistakes", "?? blunders", "lost/move"):
+    table = Table(
+        title="Analysis: expected final margin lost against the expert's move",
+        caption=(
+            f"?! inaccuracy (≥ {INACCURACY:g} points)  ? mistake (≥ {MISTAKE:g})  "
+            f"?? blunder (≥ {BLUNDER:g})"
+        ),
+    )
+    for col in ("seat", "moves", "?!", "?", "??", "lost/move"):
         table.add_column(col, justify="left" if col == "seat" else "right")
     st = rp.session.state
     for row in summary(rp.marks or [], rp.session.n):

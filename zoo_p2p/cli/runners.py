@@ -33,7 +33,7 @@ from zoo_p2p.cli.spawn import (
 )
 from zoo_p2p.driver import Driver
 from zoo_p2p.errors import LocalProtocolError, NotationError, UsageError
-from zoo_p2p.net.invite import Invite, InviteError
+from zoo_p2p.net.invite import Invite, InviteError, format_address
 from zoo_p2p.net.peer import (
     Host,
     HostOptions,
@@ -183,6 +183,8 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     scores = score_line(s)
     if scores is not None:
         console.print(scores)
+    if s.ending is not None:  # claimed or resigned (PROTOCOL.md §10)
+        console.print(Text(s.outcome().describe(s.seats), style="bold"))
     console.print(Text(f"log saved: {path}", style="bold"))
     if ok:
         verdict = "ok: every signature, link, move, reveal and seed checks out"
@@ -363,6 +365,9 @@ def run_join(
             invite = Invite.parse(invite_text, allow_no_curve=not curve)
         except InviteError as exc:
             raise UsageError(str(exc)) from None
+    hint = lan.reach_hint(invite)
+    if hint:
+        console.print(Text(hint, style="yellow"))
     key = load_key(identity, ephemeral=ephemeral)
     session: Session | None = None
     sink: storage.LogWriter | None = None
@@ -388,7 +393,8 @@ def run_join(
         joiner.stand_in_key = key
     console.print(
         Text(
-            f"joining {invite.host}:{invite.port} as {shown(name, 40)} "
+            f"joining {format_address((joiner.invite.host, joiner.invite.port))} "
+            f"as {shown(name, 40)} "
             f"({fingerprint(raw_public(key))})…"
         )
     )

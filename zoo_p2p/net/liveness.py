@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from zoo_p2p.errors import LocalProtocolError, RemoteProtocolError
 from zoo_p2p.net import wire
 from zoo_p2p.protocol.crypto import public_key_bytes
+from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.protocol.liveness import (
     Resignation,
     Vote,
@@ -149,7 +150,18 @@ class Liveness:
 
     def _send_vote(self, vote: Vote, now: float) -> None:
         self._vote_sent = now
-        self._liveness_out(wire.pack("claim", vote=vote.to_bytes()), None)
+        data = vote.to_bytes()
+        self._liveness_out(wire.pack("claim", vote=data), None)
+        mesh = getattr(self, "mesh", None)
+        if mesh is not None:  # and on every direct link: a claim must not need the host
+            from zoo_p2p.net.mesh import pack as mesh_pack
+
+            for seat in list(mesh.peers):
+                mesh.send(seat, mesh_pack("vote", v=data))
+
+    def mesh_vote(self, seat: int, data: bytes) -> None:
+        """A claim vote that came on a direct link (zoo_p2p.net.mesh)."""
+        self._on_vote(seat, data)
 
     def _on_vote(self, seat: int | None, data: bytes) -> None:
         """A claim vote from a peer (the host relays it on if it holds)."""
@@ -176,10 +188,22 @@ class Liveness:
         """While our vote binds us, entries beyond the floor holder's answer show that some seat
         went on with that answer: our claim cannot complete, so we take our vote back."""
         s = self.session
-        if s is not None and s.voted and start + len(entries) > len(s) + 1:
-            s.release_vote()
-            self._my_vote = None
-            self.driver.on_notice("the game went on without our claim: we take it back")
+        if s is None or not s.voted or start + len(entries) <= len(s) + 1 or s.floor is None:
+            return
+        claimed = s.floor.seat
+        for seq, raw in enumerate(entries, start):
+            if seq <= len(s):
+                continue
+            try:
+                author = decode_entry(raw).seat
+            except RemoteProtocolError:
+                continue
+            # the claimed seat's own follow-ups prove nothing; another voter's entry does
+            if author not in (claimed, s.seat):
+                s.release_vote()
+                self._my_vote = None
+                self.driver.on_notice("the game went on without our claim: we take it back")
+                return
 
     # ----- resignation ----------------------------------------------------------------------
     def leave(self, reason: str) -> None:

@@ -138,6 +138,7 @@ _FIELDS = {
     "head": {"h", "up"},
     "get": {"from", "n", "to"},
     "proof": {"p"},
+    "vote": {"v"},  # a claim vote (PROTOCOL.md §10.2), so a claim needs no host (p2)
 }
 
 
@@ -180,6 +181,8 @@ def _check(msg: dict[str, Any]) -> None:
         )
     elif kind == "proof":
         ok = type(msg["p"]) is bytes and 0 < len(msg["p"]) <= wire.MAX_FRAME - 64
+    elif kind == "vote":
+        ok = type(msg["v"]) is bytes and 0 < len(msg["v"]) <= 4096
     if not ok:
         raise wire.WireError(f"mesh {kind}: a field is out of range or mistyped")
 
@@ -551,6 +554,10 @@ class Mesh:
                 self.publish(pack("ent", **{"from": start, "e": batch, "h": list(self._head())}))
         elif kind == "proof":
             self._on_proof(seat, msg, now)
+        elif kind == "vote":
+            on_vote = getattr(self.owner, "mesh_vote", None)
+            if on_vote is not None:
+                on_vote(seat, msg["v"])
 
     def _on_entries(self, seat: int, start: int, entries: list[bytes], now: float) -> None:
         s = self.session

@@ -704,8 +704,7 @@ class Host(Link):
             self.sock.curve_secretkey = server_secret
             self.sock.curve_publickey = self.server_pub_z85
             self.sock.curve_server = True
-        binds = [options.bind, *options.also_bind]
-        if any(":" in b for b in binds):
+        if any(":" in b for b in (options.bind, *options.also_bind)):
             self.sock.setsockopt(zmq.IPV6, 1)
         addr = options.bind
         try:
@@ -714,13 +713,18 @@ class Host(Link):
                 port = options.port
             else:
                 port = self.sock.bind_to_random_port(f"tcp://{_bracket(addr)}")
-            for addr in options.also_bind:
-                self.sock.bind(f"tcp://{_bracket(addr)}:{port}")
         except zmq.ZMQError as exc:
             self.close()
             raise NetError(f"cannot listen on {addr} port {options.port}: {exc}") from None
         self.port = port
-        self.listening = [(b, port) for b in binds]  # what `zoo host` says it listens on
+        self.listening = [(options.bind, port)]  # what `zoo host` says it listens on
+        self.not_listening: list[tuple[str, str]] = []  # (address, why) of extra binds that failed
+        for extra in options.also_bind:  # an address that went away is skipped, not fatal
+            try:
+                self.sock.bind(f"tcp://{_bracket(extra)}:{port}")
+                self.listening.append((extra, port))
+            except zmq.ZMQError as exc:
+                self.not_listening.append((extra, str(exc)))
         self.invite = Invite(
             host=address, port=port, server_key=self.server_pub, fingerprint=fingerprint(self.pub)
         )
@@ -876,7 +880,9 @@ class Host(Link):
                 return
             ev, value = event["event"], int(event["value"])
             if ev == zmq.EVENT_ACCEPTED:
-                self.fds[value] = _Fd(now, _peer_of(value))
+                known = self.fds.get(value)
+                if known is None or known.rid is None:  # (its frames may have come first)
+                    self.fds[value] = _Fd(now, _peer_of(value))
                 self._limit_fds(value)
             elif ev in (zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED):
                 self.fds.pop(value, None)
@@ -961,7 +967,7 @@ class Host(Link):
             self._on_hello(rid, curve, msg, now, fd)
             return
         conn = self.conns.get(rid)
-        if conn is not None and (conn.curve != curve or (fd >= 0 and conn.fd not in (fd, -1))):
+        if conn is not None and not self._same_link(conn, curve, fd):
             # the same routing id on another connection or key: never the seated link
             self.dropped += 1
             self._once("stolen", "dropped a message whose routing id belongs to another link")
@@ -1014,6 +1020,24 @@ class Host(Link):
         else:  # welcome, lobby, presence, who, … are not for the host
             self.dropped += 1
             self._once("odd", f"dropped a {kind} message sent to the host", every=5.0)
+
+    def _same_link(self, conn: _Conn, curve: bytes, fd: int) -> bool:
+        """Is a frame (CURVE key `curve`, connection `fd`) from the link `conn` is bound to?
+
+        With CURVE, the key decides: only its owner can authenticate with it, and libzmq never
+        gives one routing id to two live connections, so the same key on a new connection is
+        that joiner's own reconnection (the link moves to it). Without CURVE, the connection."""
+        if conn.curve != curve:
+            return False
+        if fd < 0 or conn.fd in (fd, -1):
+            return True
+        if self.options.curve:
+            conn.fd = fd
+            info = self.fds.get(fd)
+            if info is not None:
+                info.bound = True
+            return True
+        return False
 
     def _sync_allowed(self, conn: _Conn, now: float) -> bool:
         """Token bucket per link: SYNC_BURST answers at once, then SYNC_RATE a second."""
@@ -1081,6 +1105,12 @@ class Host(Link):
         if hello.pub == self.pub:
             self._send(rid, wire.pack("reject", reason="that is the host's own identity"))
             return
+        old = self.conns.get(rid)
+        if old is not None and not self._same_link(old, curve, fd):
+            # this routing id is bound to another key or connection: never let it be taken over
+            self.dropped += 1
+            self._once("stolen", "dropped a hello whose routing id belongs to another link")
+            return
         seat = next((i for i, s in enumerate(self.lobby) if s.pub == hello.pub), None)
         if self.session is not None:
             if seat is None:
@@ -1102,12 +1132,6 @@ class Host(Link):
             self.lobby.append(LobbySeat(hello.name, hello.pub, team))
             seat = len(self.lobby) - 1
             self.driver.on_notice(f"{shown(hello.name)} joined ({self.fingerprint(hello.pub)})")
-        old = self.conns.get(rid)
-        if old is not None and (old.curve != curve or (fd >= 0 and old.fd not in (fd, -1))):
-            # this routing id is bound to another connection: never let it be taken over
-            self.dropped += 1
-            self._once("stolen", "dropped a hello whose routing id belongs to another link")
-            return
         self.conns[rid] = _Conn(rid, curve, hello.pub, seat, now, fd=fd, since=now, tokens_at=now)
         info = self.fds.get(fd)
         if info is not None:

@@ -58,6 +58,10 @@ class ZooApp(App[int]):
         self.net_driver: Any = None
         self.lobby: Any = None
         self.pending_notes: list[Text] = []
+        self.runner_lines: list[Text] = []
+        self.started_at = 0
+        self.leaving = False
+        self.last_presence: list[bool] | None = None
 
     def on_mount(self) -> None:
         if self.network is not None:
@@ -90,9 +94,15 @@ class ZooApp(App[int]):
         self.push_screen(GameOverScreen(table, self.glyphs), after)
 
     def quit_game(self) -> None:
-        """Leave the game (asked for and confirmed)."""
+        """Leave the game (asked for and confirmed). A network game first lets the peer stop
+        and save its log (bounded: 10 s), then leaves with the runner's exit code."""
         if self.table is not None:
             self.table.close()
+        if self.net_driver is not None and self.net_code is None:
+            self.leaving = True
+            self.net_notice(Text("leaving: saving the log…", style="bold"))
+            self.set_timer(10, lambda: self.exit(1))
+            return
         self.exit(self.net_code if self.net_code is not None else 0)
 
     def action_interrupt(self) -> None:
@@ -114,7 +124,10 @@ class ZooApp(App[int]):
         self.lobby = LobbyScreen(self.glyphs)
         self.push_screen(self.lobby)
 
+        lines = self.runner_lines
+
         def post(text: Text) -> None:
+            lines.append(text)  # shown again on the terminal after the app closes
             if self.is_running:
                 with contextlib.suppress(RuntimeError):
                     self.call_from_thread(self.net_notice, text)
@@ -151,7 +164,9 @@ class ZooApp(App[int]):
 
         if snap.state is None or self.table is not None:
             return
+        self.started_at = len(self.runner_lines)
         self.table = NetTable(self.net_driver, snap)
+        self.table.presence = self.last_presence
         screen = GameScreen(self.table, self.glyphs)
         self.switch_screen(screen)
         for note in self.pending_notes[-2:]:
@@ -167,10 +182,12 @@ class ZooApp(App[int]):
             self.net_started(snap)
 
     def net_presence(self, up: list[bool]) -> None:
-        """Who is connected."""
-        if self.table is not None and self.table.ui is not None:
+        """Who is connected (kept for the table when it comes before the game starts)."""
+        self.last_presence = up
+        if self.table is not None:
             self.table.presence = up
-            self.table.ui.refresh_table()
+            if self.table.ui is not None:
+                self.table.ui.refresh_table()
 
     def net_notice(self, text: Text) -> None:
         """A message from the link or the runner."""
@@ -183,6 +200,9 @@ class ZooApp(App[int]):
     def net_done(self, code: int) -> None:
         """The peer's run ended (finished, left, or failed): keep the screen until q."""
         self.net_code = code
+        if self.leaving:
+            self.exit(code)
+            return
         if self.table is None or self.table.ui is None:
             if self.lobby is not None:
                 self.lobby.add_line(

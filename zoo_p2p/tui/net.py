@@ -203,9 +203,18 @@ class NetTable(Table):
     def start(self) -> None:
         """Moves already played when the screen opened (a resumed game, a quick first mover)."""
         st = self.snap.state
-        if st is not None and self.ui is not None:
+        if st is None or self.ui is None:
+            return
+        before = self.shadow
+        one_more = before is not None and len(st.history) == len(before.history) + 1
+        if before is not None and one_more and st.needs is None:
+            for m in before.history:
+                self.ui.log_line(Text(str(m)))
+            self.ui.moved(before, st, st.history[-1])
+        else:
             for m in st.history:
                 self.ui.log_line(Text(str(m)))
+        self.shadow = st
 
     def tick(self) -> bool:
         """Recompute the clocks (once a second); True when they changed."""

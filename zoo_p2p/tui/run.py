@@ -81,7 +81,11 @@ def run_network(start: Callable[[Driver, Console], int]) -> int:
     land in the app's message area; the exit code is the runner's (130 after Ctrl-C)."""
     from zoo_p2p.tui.app import ZooApp
 
-    code = ZooApp(network=start).run()
+    app = ZooApp(network=start)
+    code = app.run()
+    out = Console(highlight=False)
+    for line in app.runner_lines[app.started_at :]:  # how it ended: scores, log, audit, resume
+        out.print(line)
     return 0 if code is None else code
 
 
