@@ -156,8 +156,7 @@ class Liveness:
         if mesh is not None:  # and on every direct link: a claim must not need the host
             from zoo_p2p.net.mesh import pack as mesh_pack
 
-            for seat in list(mesh.peers):
-                mesh.send(seat, mesh_pack("vote", v=data))
+            mesh.publish(mesh_pack("vote", v=data))  # one send reaches every subscriber
 
     def mesh_vote(self, seat: int, data: bytes) -> None:
         """A claim vote that came on a direct link (zoo_p2p.net.mesh)."""
