@@ -504,3 +504,62 @@ def test_markup_names_are_shown_literally_and_crash_nobody(procs: Procs) -> None
     assert "[link=http://x]host[/link]" in text.replace("\n", "")
     assert "Traceback" not in text + procs.text("b") + procs.text("host")
     assert audit_file(procs.tmp / "a.zoolog").ok  # type: ignore[attr-defined]
+
+
+def test_a_joiner_whose_connection_breaks_gets_its_link_back_at_once(procs: Procs) -> None:
+    """The same DEALER (same routing id, same CURVE key) reconnects after its TCP connection
+    was cut: the link moves to the new connection; the hello is welcomed to the same seat."""
+    from zmq.utils.monitor import recv_monitor_message
+
+    host, invite_text = procs.host("--players", "3", "--bot", "greedy")
+    inv = Invite.parse(invite_text)
+    key = load_or_create_identity(procs.tmp / "p.pem")
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    try:
+        s = ctx.socket(zmq.DEALER)
+        s.linger = 0
+        pub, sec = zmq.curve_keypair()
+        s.curve_publickey, s.curve_secretkey = pub, sec
+        s.curve_serverkey = z85.encode(inv.server_key)
+        s.setsockopt(zmq.ROUTING_ID, b"z" + os.urandom(15))
+        s.setsockopt(zmq.RECONNECT_IVL, 300)
+        curve = z85.decode(pub)
+        mon = s.get_monitor_socket(
+            zmq.EVENT_CONNECTED | zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
+        )
+        s.connect(inv.endpoint)
+        fds: list[int] = []
+
+        def until(event: int) -> int:
+            got: list[int] = []
+
+            def check() -> bool:
+                while mon.poll(20):
+                    e = recv_monitor_message(mon)
+                    if e["event"] == zmq.EVENT_CONNECTED:
+                        fds.append(int(e["value"]))
+                    if e["event"] == event:
+                        got.append(int(e["value"]))
+                return bool(got)
+
+            wait_for(check, 10, f"monitor event {event}")
+            return got[0]
+
+        until(zmq.EVENT_HANDSHAKE_SUCCEEDED)
+        s.send(_hello(inv, key, curve, "p"))
+        assert _first_welcome(s)["seat"] == 1
+        cut = socket.socket(fileno=os.dup(fds[-1]))
+        cut.shutdown(socket.SHUT_RDWR)
+        cut.close()
+        until(zmq.EVENT_DISCONNECTED)
+        # plain connections take the host's freed descriptor, so the reconnection gets another
+        plain = [socket.create_connection((inv.host, inv.port)) for _ in range(4)]
+        until(zmq.EVENT_HANDSHAKE_SUCCEEDED)  # reconnected, same routing id and key
+        for p in plain:
+            p.close()
+        s.send(_hello(inv, key, curve, "p"))
+        assert _first_welcome(s)["seat"] == 1
+    finally:
+        ctx.destroy(linger=0)
+    host.kill()
+    host.wait(5)

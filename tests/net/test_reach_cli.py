@@ -168,3 +168,14 @@ def test_an_address_that_cannot_be_bound_is_left_out_of_the_invite() -> None:
     out = buf.getvalue()
     assert "listening on 127.0.0.1:4040, 192.168.1.5:4040" in out
     assert "cannot listen on fd00::5" in out
+
+
+def test_a_joiner_is_told_when_no_address_can_be_reached(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ipaddress
+
+    monkeypatch.setattr(lan, "local_networks", lambda: [ipaddress.ip_network("192.168.1.0/24")])
+    lan_only = Invite(host="10.88.1.2", port=4040, server_key=KEY, fingerprint=FP)
+    assert "only the host's own network" in (lan.reach_hint(lan_only) or "")
+    assert lan.reach_hint(lan_only.with_addresses([("192.168.1.9", 1)])) is None
+    assert lan.reach_hint(lan_only.with_addresses([("10.88.1.2", 1), ("11.88.2.1", 1)])) is None
+    assert lan.reach_hint(lan_only.with_addresses([("game.example", 1)])) is None

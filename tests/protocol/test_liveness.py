@@ -275,3 +275,10 @@ def test_the_cli_defaults_are_the_protocol_defaults() -> None:
 
     assert netcmds.DEFAULT_MOVE_TIME == liveness.DEFAULT_MOVE_TIME
     assert netcmds.DEFAULT_REVEAL_TIME == liveness.DEFAULT_REVEAL_TIME
+
+
+def test_a_claim_settles_the_scores() -> None:
+    game, _, _ = claimed_game()
+    r = audit(game.sessions[0].entries)
+    assert not r.provisional and r.scores is not None and r.winners
+    assert r.to_json()["ending"]["claimed_by"] == [0, 1]

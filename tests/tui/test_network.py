@@ -11,6 +11,7 @@ from rich.console import Console
 from tests.net.harness import Procs, audit_file, procs  # noqa: F401 - the fixture
 from zoo_p2p.driver import Driver
 from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
 from zoo_p2p.tui.net import NetTable
@@ -39,6 +40,7 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
         )
 
     shown_log: list[str | None] = []
+    seen_name: list[bool] = []
 
     async def play() -> tuple[int, str, int]:
         app = ZooApp(network=start, glyphs=UTF8)
@@ -60,6 +62,8 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
                             break
                     continue
                 if table.my_turn() and isinstance(app.screen, GameScreen):
+                    if not moves:  # a peer-supplied name with markup shows literally
+                        seen_name.append("[b]app[/b] (" in screen_text(app))
                     n = len(st.history)
                     move = str(st.legal_moves()[0])
                     await pilot.press("tab", *move, "enter")
@@ -80,3 +84,4 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
     assert procs.wait(host, "host") == 0
     assert audit_file(mine).verdict == "ok"  # type: ignore[attr-defined]
     assert shown_log == [str(mine)]
+    assert seen_name == [True]

@@ -134,3 +134,34 @@ def test_hot_seat_rematch_needs_every_player() -> None:
         return after_one, after_two
 
     assert asyncio.run(go()) == (True, True)
+
+
+def test_a_move_typed_in_one_burst_is_played_whole() -> None:
+    """A terminal sends "6@A1⏎" at once: every key reaches the board before the focus has
+    moved to the typing line. None may be lost and the Enter must not act on the board."""
+    from textual import events
+
+    table = local_table(seed=7)
+
+    async def go() -> None:
+        app = ZooApp(table=table, glyphs=UTF8)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            screen = app.screen
+            assert isinstance(screen, GameScreen)
+            st = table.state
+            assert table.my_turn()
+            n = len(st.history)
+            move = next(m for m in st.legal_moves() if isinstance(m, Send) and m.to != 12)
+            screen.query_one(BoardView).focus()
+            await pilot.pause()
+            # the whole burst, synchronously: no focus change can happen in between
+            for ch in str(move):
+                screen.on_key(events.Key(ch, ch))
+            screen.on_key(events.Key("enter", "\r"))
+            await pilot.pause()
+            await pilot.pause()
+            played = table.state.history
+            assert len(played) > n and played[n] == move, f"{move} typed in a burst was not played"
+
+    asyncio.run(go())

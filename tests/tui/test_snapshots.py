@@ -55,16 +55,14 @@ def test_board_80x24_ascii(snap_compare: Compare) -> None:
 
 
 def test_game_over_120x40(snap_compare: Compare) -> None:
-    table = local_table()
+    from zoo_p2p.rules import Team
+    from zoo_p2p.tui.table import LocalTable
 
-    async def play_to_the_end(pilot: Pilot[Any]) -> None:
-        for _ in range(200):
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
-            if table.state.is_terminal():
-                break
-            assert table.submit(table.state.legal_moves()[0]) is None
-        await pilot.pause()
-
+    # a hot-seat game played to its end before the app starts: the app opens on game over
+    table = LocalTable(
+        teams=[Team.YELLOW, Team.BLUE], names=["Ada", "Brice"], human={0, 1}, bots={}, seed=7
+    )
+    while not table.state.is_terminal():
+        assert table.submit(table.state.legal_moves()[0]) is None
     app = ZooApp(table=table, glyphs=UTF8)
-    assert snap_compare(app, terminal_size=(120, 40), run_before=play_to_the_end)
+    assert snap_compare(app, terminal_size=(120, 40))

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from zoo_p2p.errors import ZooError
-from zoo_p2p.net.discovery import interface_addresses
+from zoo_p2p.net.discovery import interface_addresses, local_networks
 from zoo_p2p.text import shown
 
 if TYPE_CHECKING:
@@ -69,6 +69,24 @@ def private_only(hosts: list[str]) -> bool:
         except ValueError:
             return False  # a DNS name: assume the user knows it is reachable
     return True
+
+
+def reach_hint(invite: Invite) -> str | None:
+    """A warning when no address of the invite is public or on one of this machine's networks:
+    such a host can only be reached from its own network (or through a VPN or tunnel)."""
+    nets = local_networks()
+    for h, _ in invite.addresses:
+        try:
+            ip = ipaddress.ip_address(h)
+        except ValueError:
+            return None  # a DNS name: it may well resolve to something reachable
+        if ip.is_global or any(ip.version == n.version and ip in n for n in nets):
+            return None
+    return (
+        "every address in this invite is private and on none of your networks: unless they "
+        "are routed to you, only the host's own network can reach them. If you are elsewhere, "
+        "ask the host for --upnp, a VPN address (Tailscale, WireGuard) or a forwarded port."
+    )
 
 
 def print_invite(console: Console, invite: Invite, *, qr: bool = False) -> None:

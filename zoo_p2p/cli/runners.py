@@ -33,7 +33,7 @@ from zoo_p2p.cli.spawn import (
 )
 from zoo_p2p.driver import Driver
 from zoo_p2p.errors import LocalProtocolError, NotationError, UsageError
-from zoo_p2p.net.invite import Invite, InviteError
+from zoo_p2p.net.invite import Invite, InviteError, format_address
 from zoo_p2p.net.peer import (
     Host,
     HostOptions,
@@ -365,6 +365,9 @@ def run_join(
             invite = Invite.parse(invite_text, allow_no_curve=not curve)
         except InviteError as exc:
             raise UsageError(str(exc)) from None
+    hint = lan.reach_hint(invite)
+    if hint:
+        console.print(Text(hint, style="yellow"))
     key = load_key(identity, ephemeral=ephemeral)
     session: Session | None = None
     sink: storage.LogWriter | None = None
@@ -390,7 +393,8 @@ def run_join(
         joiner.stand_in_key = key
     console.print(
         Text(
-            f"joining {invite.host}:{invite.port} as {shown(name, 40)} "
+            f"joining {format_address((joiner.invite.host, joiner.invite.port))} "
+            f"as {shown(name, 40)} "
             f"({fingerprint(raw_public(key))})…"
         )
     )

@@ -78,6 +78,21 @@ def interface_addresses() -> list[str]:
     return out
 
 
+def local_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """The networks this machine's interfaces are on (loopback included)."""
+    import ifaddr
+
+    nets: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            raw = ip.ip[0] if isinstance(ip.ip, tuple) else ip.ip
+            try:
+                nets.append(ipaddress.ip_network(f"{raw}/{ip.network_prefix}", strict=False))
+            except ValueError:
+                continue
+    return nets
+
+
 class DiscoveryError(ZooError):
     """mDNS could not be used at all (no interface, sockets refused); the message says why."""
 

@@ -880,7 +880,9 @@ class Host(Link):
                 return
             ev, value = event["event"], int(event["value"])
             if ev == zmq.EVENT_ACCEPTED:
-                self.fds[value] = _Fd(now, _peer_of(value))
+                known = self.fds.get(value)
+                if known is None or known.rid is None:  # (its frames may have come first)
+                    self.fds[value] = _Fd(now, _peer_of(value))
                 self._limit_fds(value)
             elif ev in (zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED):
                 self.fds.pop(value, None)
@@ -965,7 +967,7 @@ class Host(Link):
             self._on_hello(rid, curve, msg, now, fd)
             return
         conn = self.conns.get(rid)
-        if conn is not None and (conn.curve != curve or (fd >= 0 and conn.fd not in (fd, -1))):
+        if conn is not None and not self._same_link(conn, curve, fd):
             # the same routing id on another connection or key: never the seated link
             self.dropped += 1
             self._once("stolen", "dropped a message whose routing id belongs to another link")
@@ -1018,6 +1020,24 @@ class Host(Link):
         else:  # welcome, lobby, presence, who, … are not for the host
             self.dropped += 1
             self._once("odd", f"dropped a {kind} message sent to the host", every=5.0)
+
+    def _same_link(self, conn: _Conn, curve: bytes, fd: int) -> bool:
+        """Is a frame (CURVE key `curve`, connection `fd`) from the link `conn` is bound to?
+
+        With CURVE, the key decides: only its owner can authenticate with it, and libzmq never
+        gives one routing id to two live connections, so the same key on a new connection is
+        that joiner's own reconnection (the link moves to it). Without CURVE, the connection."""
+        if conn.curve != curve:
+            return False
+        if fd < 0 or conn.fd in (fd, -1):
+            return True
+        if self.options.curve:
+            conn.fd = fd
+            info = self.fds.get(fd)
+            if info is not None:
+                info.bound = True
+            return True
+        return False
 
     def _sync_allowed(self, conn: _Conn, now: float) -> bool:
         """Token bucket per link: SYNC_BURST answers at once, then SYNC_RATE a second."""
@@ -1085,6 +1105,12 @@ class Host(Link):
         if hello.pub == self.pub:
             self._send(rid, wire.pack("reject", reason="that is the host's own identity"))
             return
+        old = self.conns.get(rid)
+        if old is not None and not self._same_link(old, curve, fd):
+            # this routing id is bound to another key or connection: never let it be taken over
+            self.dropped += 1
+            self._once("stolen", "dropped a hello whose routing id belongs to another link")
+            return
         seat = next((i for i, s in enumerate(self.lobby) if s.pub == hello.pub), None)
         if self.session is not None:
             if seat is None:
@@ -1106,12 +1132,6 @@ class Host(Link):
             self.lobby.append(LobbySeat(hello.name, hello.pub, team))
             seat = len(self.lobby) - 1
             self.driver.on_notice(f"{shown(hello.name)} joined ({self.fingerprint(hello.pub)})")
-        old = self.conns.get(rid)
-        if old is not None and (old.curve != curve or (fd >= 0 and old.fd not in (fd, -1))):
-            # this routing id is bound to another connection: never let it be taken over
-            self.dropped += 1
-            self._once("stolen", "dropped a hello whose routing id belongs to another link")
-            return
         self.conns[rid] = _Conn(rid, curve, hello.pub, seat, now, fd=fd, since=now, tokens_at=now)
         info = self.fds.get(fd)
         if info is not None:

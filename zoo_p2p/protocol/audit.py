@@ -75,7 +75,7 @@ class AuditReport:
         e = self.ending
         if e is None or e.kind == ABANDONED:
             return self
-        return replace(self, scores=e.scores, winners=e.winners)
+        return replace(self, scores=e.scores, winners=e.winners, provisional=False)
 
     fault_entries: tuple[int, ...] = ()
     torn_bytes: int = 0

@@ -442,6 +442,13 @@ class GameScreen(Screen[None]):
             return
         if self.focused is not board:
             return
+        box = self.query_one("#command", Input)
+        if event.key == "enter" and box.value:
+            # the Enter of a burst typed faster than the focus moved: it ends the typed move
+            event.stop()
+            event.prevent_default()
+            box.post_message(Input.Submitted(box, box.value))
+            return
         ch = event.character or ""
         if self.table.state.is_terminal() and ch in ("r", "o"):
             event.stop()
@@ -465,9 +472,15 @@ class GameScreen(Screen[None]):
             self._type(ch)
 
     def _type(self, prefix: str) -> None:
+        """Start (or go on) typing a move from a key pressed on the board.
+
+        Keys typed in one burst (a paste, a fast typist, a terminal that sends "6@A1" at once)
+        reach the board before the focus has moved to the typing line: they are appended, so
+        none is lost and none overwrites the one before.
+        """
         box = self.query_one("#command", Input)
-        box.value = prefix
-        box.cursor_position = len(prefix)
+        box.value = box.value + prefix if box.value and prefix != f"{self.pick_hand}@" else prefix
+        box.cursor_position = len(box.value)
         box.focus()
 
     def action_clear(self) -> None:
