@@ -45,6 +45,7 @@ class ZooApp(App[int]):
         network: Callable[[Driver, Console], int] | None = None,
         analyse: tuple[int, int] | None = None,
         glyphs: Glyphs | None = None,
+        pick: Any = None,
     ) -> None:
         # NO_COLOR: strip colours outright (Textual's NoColor filter) rather than turn them into
         # greys, which hide red figures on grey; marks stay as brackets, bold, reverse, underline
@@ -53,6 +54,8 @@ class ZooApp(App[int]):
         self.table = table
         self.replay_data = replay
         self.network = network
+        self.pick = pick  # zoo_p2p.tui.pick.Pick: games to choose from before the network runs
+        self.picked: str | None = None
         self.glyphs = glyphs or terminal_glyphs()
         self.net_code: int | None = None
         self.net_driver: Any = None
@@ -64,7 +67,9 @@ class ZooApp(App[int]):
         self.last_presence: list[bool] | None = None
 
     def on_mount(self) -> None:
-        if self.network is not None:
+        if self.pick is not None:
+            self.show_pick()
+        elif self.network is not None:
             self.start_network(self.network)
         elif self.table is not None:
             from zoo_p2p.tui.game import GameScreen
@@ -116,6 +121,23 @@ class ZooApp(App[int]):
         self.exit(130)
 
     # ------------------------------------------------------------------ network games
+    def show_pick(self) -> None:
+        """The games found on the LAN; the one picked (or an invite pasted) starts the join."""
+        from zoo_p2p.tui.pick import PickScreen
+
+        pick = self.pick
+
+        def after(invite: str | None) -> None:
+            if invite is None:
+                self.runner_lines.append(Text("no game picked", style="red"))
+                self.exit(1)
+                return
+            self.picked = invite
+            self.network = pick.start(invite)
+            self.start_network(self.network)
+
+        self.push_screen(PickScreen(pick.games, pick.note, pick.check), after)
+
     def start_network(self, start: Callable[[Driver, Console], int]) -> None:
         """Show the lobby and run the peer (``start(driver, console)``) in a worker thread."""
         from zoo_p2p.tui.lobby import LobbyScreen

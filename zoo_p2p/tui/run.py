@@ -12,6 +12,7 @@ from rich.console import Console
 
 from zoo_p2p.driver import Driver
 from zoo_p2p.rules import Team, Variant
+from zoo_p2p.tui.pick import LanGame, Pick
 from zoo_p2p.tui.table import LocalTable
 
 
@@ -85,6 +86,26 @@ def run_network(start: Callable[[Driver, Console], int]) -> int:
     code = app.run()
     out = Console(highlight=False)
     for line in app.runner_lines[app.started_at :]:  # how it ended: scores, log, audit, resume
+        out.print(line)
+    return 0 if code is None else code
+
+
+def run_join_picked(
+    games: list[LanGame],
+    start: Callable[[str], Callable[[Driver, Console], int]],
+    *,
+    note: str = "",
+    check: Callable[[str], str | None] | None = None,
+) -> int:
+    """``zoo join`` with no invite on the full screen: the games the CLI found on the LAN are
+    listed (or none, with ``note``); the one picked, or an invite pasted (``check`` says what is
+    wrong with it), runs ``start(invite)`` as a network game. Exit code 1 when nothing is picked."""
+    from zoo_p2p.tui.app import ZooApp
+
+    app = ZooApp(pick=Pick(games=games, start=start, note=note, check=check))
+    code = app.run()
+    out = Console(highlight=False)
+    for line in app.runner_lines[app.started_at :]:
         out.print(line)
     return 0 if code is None else code
 
