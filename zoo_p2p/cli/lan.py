@@ -183,6 +183,42 @@ def pick_game(console: Console, seconds: float, *, interactive: bool | None = No
     return chosen.invite
 
 
+def browse_games(console: Console, seconds: float) -> tuple[list[Advert], str]:
+    """Browse the LAN for `seconds` for the full-screen picker: the games found and a note on
+    how it went (why nothing was found, adverts dropped)."""
+    from zoo_p2p.net.discovery import DiscoveryError, browse
+
+    console.print(Text(f"looking for games on the local network ({seconds:g} s)…"))
+    t0 = time.monotonic()
+    try:
+        found = browse(seconds)
+    except DiscoveryError as exc:
+        return [], f"cannot look for games here: {exc}. Ask the host for the invite (p)."
+    notes: list[str] = []
+    if not found.games:
+        why = (
+            f"mDNS multicast is blocked here: {found.trouble}"
+            if found.trouble
+            else "is the host on this network? mDNS multicast may be blocked here"
+        )
+        notes.append(f"nothing within {time.monotonic() - t0:.0f} s ({why}).")
+        notes.append("Ask the host for the invite and paste it.")
+    if found.dropped:
+        notes.append(f"({found.dropped} malformed advert(s) ignored)")
+    return list(found.games), " ".join(notes)
+
+
+def invite_problem(text: str) -> str | None:
+    """Why `text` is not an invite, or None when it is one."""
+    from zoo_p2p.net.invite import Invite, InviteError
+
+    try:
+        Invite.parse(text)
+    except InviteError as exc:
+        return str(exc)
+    return None
+
+
 def paste_invite(console: Console) -> Invite:
     """Read an invite pasted at the terminal, over as many lines as it takes (Enter alone: quit)."""
     from zoo_p2p.net.invite import Invite, InviteError

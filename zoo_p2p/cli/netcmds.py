@@ -292,22 +292,52 @@ def join_cmd(
     setup_logging(verbose, quiet)
     console = console_for(quiet)
 
-    def start(driver: "Driver", con: Console) -> int:
-        from zoo_p2p.cli.runners import run_join
+    def start_with(chosen: str | None) -> Start:
+        def start(driver: "Driver", con: Console) -> int:
+            from zoo_p2p.cli.runners import run_join
 
-        return run_join(
-            invite,
-            name=name,
-            team=team_index(team),
-            log_path=log,
-            identity=identity,
-            give_up=give_up,
-            driver=driver,
-            console=con,
-            ephemeral=False,
+            return run_join(
+                chosen,
+                name=name,
+                team=team_index(team),
+                log_path=log,
+                identity=identity,
+                give_up=give_up,
+                driver=driver,
+                console=con,
+                ephemeral=False,
+            )
+
+        return start
+
+    if invite is None and not use_plain(plain):
+        pick = tui_entry("run_join_picked")
+        if pick is not None:  # the games found on the LAN are listed in the app (issue 11)
+            exit_with(lambda: pick_and_join(console, pick, start_with))
+    exit_with(lambda: run_human(plain, console, start_with(invite)))
+
+
+def pick_and_join(
+    console: Console, pick: Callable[..., int], start_with: Callable[[str | None], Start]
+) -> int:
+    """Browse the LAN here, then let the app list the games; the one picked is joined."""
+    from zoo_p2p.cli import lan
+    from zoo_p2p.tui.pick import LanGame
+
+    adverts, note = lan.browse_games(console, lan.BROWSE_SECONDS)
+    games = [
+        LanGame(
+            name=a.name,
+            fingerprint=a.fingerprint,
+            taken=a.taken,
+            seats=a.seats,
+            variant=a.variant,
+            invite=str(a.invite),
         )
-
-    exit_with(lambda: run_human(plain, console, start))
+        for a in adverts
+    ]
+    code: int = pick(games, start_with, note=note, check=lan.invite_problem)
+    return code
 
 
 def bot_cmd(
