@@ -10,7 +10,8 @@ Prints one ``name: value`` figure per line:
   start (commits and the batched reveal of the 25 top cards);
 - ``zoo --help`` wall time (ms).
 Goals (issue 4): p50 <= 3 ms, p99 <= 15 ms, opening <= 100 ms, --help <= 300 ms.
-Run: python bench/bench_net.py [--games N]
+Run: python bench/bench_net.py [--games N] [--small] [--star]
+(--star: the same 4-peer games with the direct links off, ZOO_MESH=0, for a same-run comparison)
 """
 
 from __future__ import annotations
@@ -68,12 +69,20 @@ def raw_round_trip(n: int = 2000) -> tuple[float, float]:
     return pct(times, 0.5), pct(times, 0.99)
 
 
-def one_game(tmp: Path, players: int = 4) -> tuple[list[float], list[float], float]:
+def one_game(
+    tmp: Path, players: int = 4, mesh: bool = True
+) -> tuple[list[float], list[float], float]:
     """Play a headless game; return per-move latencies (ms) from signing and from the wire
-    (after the mover's own fsync), and the opening round time (ms)."""
+    (after the mover's own fsync), and the opening round time (ms). `mesh=False` turns the
+    direct links off (ZOO_MESH=0): every entry goes through the host, as before issue 8."""
     trace = tmp / "trace"
     trace.mkdir()
-    env = dict(os.environ, ZOO_HOME=str(tmp / "home"), ZOO_NET_TRACE=str(trace))
+    env = dict(
+        os.environ,
+        ZOO_HOME=str(tmp / "home"),
+        ZOO_NET_TRACE=str(trace),
+        ZOO_MESH="1" if mesh else "0",
+    )
     inv = tmp / "invite"
     host = subprocess.Popen(
         [
@@ -174,6 +183,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=3)
     ap.add_argument("--small", action="store_true", help="also time 2- and 3-peer games")
+    ap.add_argument(
+        "--star",
+        action="store_true",
+        help="also time 4-peer games without direct links (every entry through the host)",
+    )
     args = ap.parse_args()
     lats: list[float] = []
     wires: list[float] = []
@@ -196,6 +210,14 @@ def main() -> None:
     print(f"raw Ed25519 verify us: {verify:.0f}")
     print(f"move latency p50 / raw round trip: {pct(lats, 0.5) / rt50:.1f}")
     print(f"move latency p50 / raw verify: {pct(lats, 0.5) * 1000 / verify:.1f}")
+    if args.star:
+        star: list[float] = []
+        for _ in range(args.games):
+            with tempfile.TemporaryDirectory() as d:
+                star += one_game(Path(d), 4, mesh=False)[0]
+        print(f"star (no direct links) move latency p50 ms: {pct(star, 0.5):.2f}")
+        print(f"star (no direct links) move latency p99 ms: {pct(star, 0.99):.2f}")
+        print(f"star move latency p50 / raw round trip: {pct(star, 0.5) / rt50:.1f}")
     if args.small:
         for players in (2, 3):
             small: list[float] = []

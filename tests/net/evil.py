@@ -73,21 +73,31 @@ class EvilHost(Host):
     def victim(self) -> int:
         return self.options.players - 1
 
-    def evil(self, seat: int | None, data: bytes) -> bytes:
-        """What we really send to `seat` instead of `data` (b"" for nothing)."""
-        if seat != self.victim:
-            return data
-        for honest, forged in self.swap.items():
-            data = data.replace(honest, forged)
-        if self.mode == "withhold":
-            for raw in _entries_in(data):
+    def _lied_about(self, data: bytes) -> bool:
+        """True if `data` carries an entry we lie about (choosing the withheld one on the way)."""
+        for raw in _entries_in(data):
+            if raw in self.swap:
+                return True
+            if self.mode == "withhold":
                 e = decode_entry(raw)
                 late = time.monotonic() - self.t0 > 1.5
                 if self.withheld is None and e.seat == 0 and e.kind == Kind.REVEAL and late:
                     self.withheld = raw
                 if raw == self.withheld:
-                    return b""
-        return data
+                    return True
+        return False
+
+    def evil(self, seat: int | None, data: bytes) -> bytes:
+        """What we really send to `seat` over the host link instead of `data` (b"": nothing)."""
+        if seat != self.victim or not self._lied_about(data):
+            return data
+        for honest, forged in self.swap.items():
+            data = data.replace(honest, forged)
+        return b"" if self.mode == "withhold" else data
+
+    def evil_publish(self, data: bytes) -> bytes:
+        """Our publisher reaches every seat at once: what we lie about goes by the host link."""
+        return b"" if self._lied_about(data) else data
 
     def _send(self, rid: bytes, data: bytes) -> bool:
         conn = self.conns.get(rid)
@@ -100,7 +110,8 @@ class EvilHost(Host):
         self.t0 = time.monotonic()
         super()._start_mesh()
         if self.mesh is not None:
-            self.mesh.outgoing = self.evil  # type: ignore[method-assign]
+            self.mesh.outgoing = self.evil_publish  # type: ignore[method-assign]
+            self.mesh.relay_needed = lambda seat, entries: True  # type: ignore[method-assign]
 
     def play(self, move: Any) -> None:
         s = self.session

@@ -17,9 +17,8 @@ def _card(key: Ed25519PrivateKey, game: bytes = GAME, **over: object) -> dict[st
         "seat": 2,
         "ep": "tcp://127.0.0.1:4000",
         "skey": b"s" * 32,
-        "ckey": b"c" * 32,
     }
-    sig = key.sign(mesh.card_signed_bytes(game, 2, "tcp://127.0.0.1:4000", b"s" * 32, b"c" * 32))
+    sig = key.sign(mesh.card_signed_bytes(game, 2, "tcp://127.0.0.1:4000", b"s" * 32))
     fields.update(sig=sig, **over)
     return mesh.unpack(mesh.pack("card", **fields))
 
@@ -29,7 +28,7 @@ def test_every_kind_round_trips() -> None:
     msgs = [
         ("ent", {"from": 3, "e": [b"x" * 10, b"y"], "h": HEAD}),
         ("head", {"h": HEAD, "up": [True, False, True]}),
-        ("get", {"from": 5, "n": 64}),
+        ("get", {"from": 5, "n": 64, "to": 1}),
         ("proof", {"p": b"\x93\x01"}),
     ]
     for kind, fields in msgs:
@@ -40,10 +39,11 @@ def test_every_kind_round_trips() -> None:
 @pytest.mark.parametrize(
     "msg",
     [
-        {"t": "get", "from": 1, "n": 65},
-        {"t": "get", "from": 1, "n": 0},
-        {"t": "get", "from": -1, "n": 3},
-        {"t": "get", "from": 1, "n": 3, "x": 1},
+        {"t": "get", "from": 1, "n": 65, "to": 0},
+        {"t": "get", "from": 1, "n": 0, "to": 0},
+        {"t": "get", "from": -1, "n": 3, "to": 0},
+        {"t": "get", "from": 1, "n": 3, "to": 4},
+        {"t": "get", "from": 1, "n": 3},
         {"t": "head", "h": [1, b"short"], "up": []},
         {"t": "head", "h": HEAD, "up": [True] * 5},
         {"t": "head", "h": HEAD, "up": [1]},
@@ -55,7 +55,6 @@ def test_every_kind_round_trips() -> None:
             "seat": 1,
             "ep": "ipc:///tmp/x",
             "skey": b"s" * 32,
-            "ckey": b"c" * 32,
             "sig": b"g" * 64,
         },
         {
@@ -63,7 +62,6 @@ def test_every_kind_round_trips() -> None:
             "seat": 1,
             "ep": "tcp://" + "a" * 200,
             "skey": b"s" * 32,
-            "ckey": b"c" * 32,
             "sig": b"g" * 64,
         },
         {
@@ -71,7 +69,6 @@ def test_every_kind_round_trips() -> None:
             "seat": 9,
             "ep": "tcp://a:1",
             "skey": b"s" * 32,
-            "ckey": b"c" * 32,
             "sig": b"g" * 64,
         },
         {"t": "nonsense"},
@@ -93,10 +90,10 @@ def test_a_card_holds_only_for_its_seat_key_and_game() -> None:
     key, other = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     card = _card(key)
     assert mesh.check_card(key.public_key(), GAME, card) == mesh.Card(
-        2, "tcp://127.0.0.1:4000", b"s" * 32, b"c" * 32
+        2, "tcp://127.0.0.1:4000", b"s" * 32
     )
     assert mesh.check_card(other.public_key(), GAME, card) is None  # another seat's key
     assert mesh.check_card(key.public_key(), bytes(32), card) is None  # another game
-    for field, value in (("skey", b"S" * 32), ("ckey", b"C" * 32), ("ep", "tcp://evil:1")):
+    for field, value in (("skey", b"S" * 32), ("seat", 1), ("ep", "tcp://evil:1")):
         forged = dict(card, **{field: value})  # a relay swapping a key or the address
         assert mesh.check_card(key.public_key(), GAME, forged) is None

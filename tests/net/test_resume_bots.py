@@ -109,3 +109,53 @@ def test_q_in_a_three_seat_game_resigns_and_a_bot_plays_on(procs: Procs) -> None
     r = audit_file(procs.tmp / "host.zoolog")
     assert r.verdict == "ok", (r.fault_reason, procs.text("host"))  # type: ignore[attr-defined]
     assert "resigned; a stand-in played on" in r.ending_text  # type: ignore[attr-defined]
+
+
+def test_a_stand_in_is_restarted_by_resume_too(procs: Procs) -> None:
+    """As above, then kill -9 the host, its bot and the stand-in mid-game: `zoo resume` brings
+    back both bots from their keys and logs and the game ends normally. Bound: 90 s."""
+    import subprocess
+
+    from tests.net.harness import ZOO
+
+    host, invite = procs.host(
+        "--players", "3", "--bots", "1", "--bot", "greedy", "--no-announce", "--delay", "0.2"
+    )
+    log = procs.tmp / "host.zoolog"
+    args = ["join", invite, "--plain", "--name", "hum", "--log", str(procs.tmp / "hum.zoolog")]
+    out = open(procs.tmp / "human.out", "wb")  # noqa: SIM115
+    human = subprocess.Popen(
+        [*ZOO, *args, "--identity", str(procs.tmp / "hum.key")],
+        stdin=subprocess.PIPE,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        env=procs.env,
+        cwd=procs.tmp,
+    )
+    out.close()
+    procs.procs.append(human)
+    text = lambda: (procs.tmp / "human.out").read_text(errors="replace")  # noqa: E731
+    wait_for(lambda: "q quit" in text() or human.poll() is not None, 40, "our turn")
+    assert human.stdin is not None
+    human.stdin.write(b"q\ny\n")
+    human.stdin.flush()
+    procs.wait(human, "human", timeout=20)
+    bots_dir = log.with_name(log.name + ".bots")
+    wait_for(lambda: any(bots_dir.glob("standin-*.key")), 20, "the stand-in to start")
+    stand_key = next(bots_dir.glob("standin-*.key"))  # the human's seat: 2 or 3
+    stand_log = stand_key.with_suffix(".zoolog")
+    wait_for(lambda: log_len(stand_log) >= 25, 40, "the stand-in to play")
+    assert host.poll() is None, procs.text("host")
+    kids = _children(host.pid)
+    assert len(kids) == 2, kids
+    for pid in [host.pid, *kids]:
+        os.kill(pid, signal.SIGKILL)
+    host.wait(5)
+    cut = log_len(log)
+    assert stat.S_IMODE(stand_key.stat().st_mode) == 0o600
+    again = procs.zoo("resume", str(log), "--level", "greedy", "--quiet", name="resume")
+    assert procs.wait(again, "resume", timeout=60) == 0, procs.text("resume")
+    r = audit_file(log)
+    assert r.verdict == "ok", (r.fault_reason, procs.text("resume"))  # type: ignore[attr-defined]
+    assert r.entries > cut  # type: ignore[attr-defined]
+    assert "resigned; a stand-in played on" in r.ending_text  # type: ignore[attr-defined]

@@ -1,16 +1,17 @@
 """No trusted relay: direct links between every pair of peers, heads, pull gossip, fork and
 withholding detection, and proofs of cheating that reach every peer (protocol/TRANSPORT.md §10).
 
-Once a peer holds the genesis it also listens (a CURVE `ROUTER` of its own, in its own ZeroMQ
-context with its own ZAP handler) and publishes a **card**: its endpoint and CURVE keys, signed
-with its seat's Ed25519 key and bound to the game id, so no relay can substitute a key. Cards
-travel through the host (tunnelled in a `mesh` transport message) and over every direct link.
-For every card it learns, a peer connects one `DEALER` to that peer's listener; a `DEALER` only
-sends and a `ROUTER` only receives, so each pair of peers has two one-way links. A frame on the
-listener is attributed to the seat whose card announced the CURVE key the frame authenticated
-with (ZAP `User-Id`), never to anything the sender chooses.
+Once a peer holds the genesis it also **publishes** (a CURVE-server `PUB` socket of its own, in its
+own ZeroMQ context) and makes a **card**: its endpoint and the publisher's CURVE key, signed with
+its seat's Ed25519 key and bound to the game id, so no relay can substitute either. Cards travel
+through the host (tunnelled in a `mesh` transport message) and over every direct link. For every
+card it learns, a peer connects one `SUB` to that seat's publisher with the card's key as the
+CURVE server key: only the holder of the matching secret key can complete that handshake, so all
+that socket receives comes from that seat; nothing the sender chooses is trusted for it.
+Publishing fans one send out to every subscriber (each extra send is an I/O-thread wake-up on the
+critical path); a request for one seat (`get`) names it, and only that seat answers.
 
-Over the direct links a peer sends the entries it writes itself (the author is never more than
+Over its publisher a peer sends the entries it writes itself (the author is never more than
 one hop from anyone), its **head** (seq and hash of its last entry) on every message and at
 least every 0.5 s, and which seats it hears directly. A peer that sees a head it cannot place
 fetches the entry from whoever advertised it (`get`): the same seq with another hash, or a head
@@ -37,13 +38,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgpack
 import zmq
-import zmq.auth
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
     Ed25519PublicKey,
 )
-from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils import z85
 
 from zoo_p2p.errors import RemoteProtocolError, ZooError
@@ -134,10 +133,10 @@ def _head_ok(h: Any) -> bool:
 
 
 _FIELDS = {
-    "card": {"seat", "ep", "skey", "ckey", "sig"},
+    "card": {"seat", "ep", "skey", "sig"},
     "ent": {"from", "e", "h"},
     "head": {"h", "up"},
-    "get": {"from", "n"},
+    "get": {"from", "n", "to"},
     "proof": {"p"},
     "vote": {"v"},  # a claim vote (PROTOCOL.md §10.2), so a claim needs no host (p2)
 }
@@ -160,7 +159,6 @@ def _check(msg: dict[str, Any]) -> None:
             and len(ep) <= MAX_EP
             and ep.isprintable()
             and _bin(msg["skey"], 32)
-            and _bin(msg["ckey"], 32)
             and _bin(msg["sig"], 64)
         )
     elif kind == "ent":
@@ -174,7 +172,13 @@ def _check(msg: dict[str, Any]) -> None:
             and all(type(u) is bool for u in up)
         )
     elif kind == "get":
-        ok = _u32(msg["from"]) and type(msg["n"]) is int and 1 <= msg["n"] <= MAX_GET
+        ok = (
+            _u32(msg["from"])
+            and type(msg["n"]) is int
+            and 1 <= msg["n"] <= MAX_GET
+            and _u32(msg["to"])
+            and msg["to"] < 4
+        )
     elif kind == "proof":
         ok = type(msg["p"]) is bytes and 0 < len(msg["p"]) <= wire.MAX_FRAME - 64
     elif kind == "vote":
@@ -183,9 +187,9 @@ def _check(msg: dict[str, Any]) -> None:
         raise wire.WireError(f"mesh {kind}: a field is out of range or mistyped")
 
 
-def card_signed_bytes(game_id: bytes, seat: int, ep: str, skey: bytes, ckey: bytes) -> bytes:
-    """What a card's Ed25519 signature covers: the game, the seat, the endpoint and both keys."""
-    return bytes(msgpack.packb([DOMAIN_CARD, game_id, seat, ep, skey, ckey], use_bin_type=True))
+def card_signed_bytes(game_id: bytes, seat: int, ep: str, skey: bytes) -> bytes:
+    """What a card's Ed25519 signature covers: the game, the seat, the endpoint and the key."""
+    return bytes(msgpack.packb([DOMAIN_CARD, game_id, seat, ep, skey], use_bin_type=True))
 
 
 @dataclass(frozen=True)
@@ -194,8 +198,7 @@ class Card:
 
     seat: int
     ep: str
-    skey: bytes  # CURVE public key of its listener (it is the CURVE server there)
-    ckey: bytes  # CURVE public key its DEALERs authenticate with
+    skey: bytes  # CURVE public key of its publisher (it is the CURVE server there)
 
 
 def check_card(pub: Ed25519PublicKey, game_id: bytes, msg: dict[str, Any]) -> Card | None:
@@ -203,12 +206,12 @@ def check_card(pub: Ed25519PublicKey, game_id: bytes, msg: dict[str, Any]) -> Ca
 
     A relay cannot substitute an endpoint or a key: every field is under the seat's signature.
     """
-    data = card_signed_bytes(game_id, msg["seat"], msg["ep"], msg["skey"], msg["ckey"])
+    data = card_signed_bytes(game_id, msg["seat"], msg["ep"], msg["skey"])
     try:
         pub.verify(msg["sig"], data)
     except InvalidSignature:
         return None
-    return Card(msg["seat"], msg["ep"], msg["skey"], msg["ckey"])
+    return Card(msg["seat"], msg["ep"], msg["skey"])
 
 
 @dataclass(frozen=True)
@@ -257,14 +260,13 @@ class _Peer:
     """What we know about one other seat's direct links."""
 
     card: Card
-    dealer: zmq.Socket[bytes]
-    heard: float = 0.0  # last frame on our listener from this seat
-    first_heard: float = 0.0  # first frame on our listener from this seat (0: never)
+    sub: zmq.Socket[bytes]  # subscribed to its publisher: all we hear from it comes here
+    rate: _Bucket
+    heard: float = 0.0  # last message from this seat's publisher
+    first_heard: float = 0.0  # first message from this seat's publisher (0: never)
     head: tuple[int, bytes] | None = None  # its last advertised head
     up: tuple[bool, ...] = ()  # which seats it said it hears directly (with `up_at`)
     up_at: float = 0.0
-    sent: float = 0.0
-    greeted: bool = False  # we sent it every card we know
 
 
 class Mesh:
@@ -281,31 +283,25 @@ class Mesh:
         self.curve = curve
         self._pubs = [Ed25519PublicKey.from_public_bytes(si.public_key) for si in s.seats]
         self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-        self.auth: ThreadAuthenticator | None = None
-        self.router = self.ctx.socket(zmq.ROUTER)
-        self._limits(self.router)
+        self.pub = self.ctx.socket(zmq.PUB)
+        self._limits(self.pub)
         spub, ssec = zmq.curve_keypair()
-        cpub, csec = zmq.curve_keypair()
-        self._client = (cpub, csec)
+        self._client = zmq.curve_keypair()  # what our subscribers authenticate with
         if curve:
-            self.auth = ThreadAuthenticator(self.ctx)
-            self.auth.start()
-            self.auth.configure_curve(domain="*", location=zmq.auth.CURVE_ALLOW_ANY)
-            self.router.curve_secretkey = ssec
-            self.router.curve_publickey = spub
-            self.router.curve_server = True
+            self.pub.curve_secretkey = ssec
+            self.pub.curve_publickey = spub
+            self.pub.curve_server = True
         if ":" in bind:
-            self.router.setsockopt(zmq.IPV6, 1)
-        port = self.router.bind_to_random_port(f"tcp://{bind}")
+            self.pub.setsockopt(zmq.IPV6, 1)
+        port = self.pub.bind_to_random_port(f"tcp://{bind}")
         ep = f"tcp://{advertise}:{port}"
-        skey, ckey = z85.decode(spub), z85.decode(cpub)
-        sig = owner.key.sign(card_signed_bytes(self.game_id, self.seat, ep, skey, ckey))
-        self.card = Card(self.seat, ep, skey, ckey)
-        self.card_msg = pack("card", seat=self.seat, ep=ep, skey=skey, ckey=ckey, sig=sig)
+        skey = z85.decode(spub)
+        sig = owner.key.sign(card_signed_bytes(self.game_id, self.seat, ep, skey))
+        self.card = Card(self.seat, ep, skey)
+        self.card_msg = pack("card", seat=self.seat, ep=ep, skey=skey, sig=sig)
         self.cards: dict[int, bytes] = {self.seat: self.card_msg}  # seat -> card message
         self.peers: dict[int, _Peer] = {}
-        self.by_ckey: dict[bytes, int] = {}
-        self._rx_rate: dict[bytes, _Bucket] = {}
+        self._by_sub: dict[Any, int] = {}
         self._get_rate: dict[int, _Bucket] = {}
         self._proof_rate: dict[int, _Bucket] = {}
         self._asked: dict[tuple[int, int], float] = {}  # (peer seat, seq) -> first asked
@@ -317,7 +313,8 @@ class Mesh:
         self._last_heads = 0.0
         self.dropped = 0
         self.direct_new = 0  # entries that reached our log first over a direct link
-        owner.poller.register(self.router, zmq.POLLIN)
+        self._greet = False  # publish every card we know at the next tick
+        self.started = time.monotonic()
         owner.mesh_tunnel(self.card_msg, None)
 
     @staticmethod
@@ -356,6 +353,10 @@ class Mesh:
             return True
         if p is None or now - p.up_at > LIVE or author >= len(p.up):
             return False
+        if author == self.seat and now - self.started < 2 * LIVE:
+            # "it hears us" may still be about a publisher of ours from before a restart:
+            # trust it only once any such report has expired
+            return False
         return p.up[author]
 
     def relay_needed(self, seat: int, entries: list[bytes]) -> bool:
@@ -372,32 +373,28 @@ class Mesh:
         return False
 
     # ----- sending ---------------------------------------------------------------------------
-    def send(self, seat: int, data: bytes) -> bool:
-        """Send one mesh message on our direct link to `seat` (never blocks; False if dropped)."""
-        p = self.peers.get(seat)
-        if p is None:
-            return False
-        data = self.outgoing(seat, data)
+    def publish(self, data: bytes) -> bool:
+        """Publish one mesh message to every seat subscribed to us (never blocks)."""
+        data = self.outgoing(data)
         if not data:
             return False
         try:
-            p.dealer.send(data, flags=zmq.NOBLOCK)
+            self.pub.send(data, flags=zmq.NOBLOCK)
         except zmq.ZMQError:
             return False
-        p.sent = time.monotonic()
         return True
 
-    def outgoing(self, seat: int, data: bytes) -> bytes:
-        """Every direct message passes here (a test's hostile peer overrides it)."""
+    def outgoing(self, data: bytes) -> bytes:
+        """Everything we publish passes here (a test's hostile peer overrides it)."""
         return data
 
     def push_own(self, start: int, entries: list[bytes]) -> None:
-        """Send the entries we just wrote (numbered from `start`) to every seat directly."""
+        """Publish the entries we just wrote (numbered from `start`) to every seat directly:
+        one send, which ZeroMQ fans out to every subscriber."""
         if not entries:
             return
         data = pack("ent", **{"from": start, "e": entries, "h": list(self._head())})
-        for seat in self.peers:
-            self.send(seat, data)
+        self.publish(data)
 
     def _broadcast_proof(self, proof: bytes, skip: int | None = None) -> None:
         try:
@@ -405,18 +402,14 @@ class Mesh:
         except wire.WireError:  # a proof longer than one frame: it stays on our disk only
             log.warning("the proof (%d bytes) is too large to send in one frame", len(proof))
             return
-        for seat in self.peers:
-            if seat != skip:
-                self.send(seat, data)
+        self.publish(data)
         self.owner.mesh_tunnel(data, None)
 
     # ----- cards -----------------------------------------------------------------------------
-    def _on_card(self, msg: dict[str, Any], via_ckey: bytes | None) -> None:
+    def _on_card(self, msg: dict[str, Any]) -> None:
         seat = msg["seat"]
         if seat >= self.n or seat == self.seat:
             return
-        if via_ckey is not None and via_ckey != msg["ckey"]:
-            return  # a card on a direct link must be the card of that very link
         card = check_card(self._pubs[seat], self.game_id, msg)
         if card is None:
             self.dropped += 1
@@ -425,33 +418,45 @@ class Mesh:
         old = self.peers.get(seat)
         if old is not None and old.card == card:
             return
-        if old is not None:  # that seat restarted: new keys, new endpoint
-            old.dealer.close(linger=0)
-            self.by_ckey.pop(old.card.ckey, None)
-        dealer = self.ctx.socket(zmq.DEALER)
-        self._limits(dealer)
-        dealer.setsockopt(zmq.RECONNECT_IVL, 100)
-        dealer.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
-        dealer.setsockopt(zmq.IPV6, 1)  # a card may carry an [IPv6] endpoint (issue 11)
+        if old is not None:  # that seat restarted: new key, new endpoint
+            self._close_sub(old)
+        sub = self.ctx.socket(zmq.SUB)
+        self._limits(sub)
+        sub.setsockopt(zmq.RECONNECT_IVL, 100)
+        sub.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+        sub.setsockopt(zmq.IPV6, 1)  # a card may carry an [IPv6] endpoint (issue 11)
         if self.curve:
-            dealer.curve_publickey, dealer.curve_secretkey = self._client
-            dealer.curve_serverkey = z85.encode(card.skey)
+            # only the holder of the card's secret key can complete this handshake: everything
+            # this socket receives comes from that seat
+            sub.curve_publickey, sub.curve_secretkey = self._client
+            sub.curve_serverkey = z85.encode(card.skey)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
         try:
-            dealer.connect(card.ep)
+            sub.connect(card.ep)
         except zmq.ZMQError as exc:
             log.warning("cannot link to %s at %s: %s", self.name(seat), shown(card.ep), exc)
-            dealer.close(linger=0)
+            sub.close(linger=0)
             return
-        self.peers[seat] = _Peer(card, dealer)
-        self.by_ckey[card.ckey] = seat
-        self.cards[seat] = pack(
-            "card", seat=seat, ep=card.ep, skey=card.skey, ckey=card.ckey, sig=msg["sig"]
-        )
-        dealer.send(self.card_msg, flags=zmq.NOBLOCK)  # first on every link: who we are
+        self.peers[seat] = _Peer(card, sub, _Bucket(MSGS_PER_S, MSGS_PER_S))
+        self._by_sub[sub] = seat
+        self.owner.poller.register(sub, zmq.POLLIN)
+        self.cards[seat] = pack("card", seat=seat, ep=card.ep, skey=card.skey, sig=msg["sig"])
         self.owner.mesh_tunnel(self.cards[seat], None)  # the host passes cards on; joiners no-op
-        for p in self.peers.values():  # gossip the new card on every direct link
-            p.greeted = False
+        self._greet = True  # gossip the new card on our publisher too
         log.info("linking directly to %s at %s", self.name(seat), shown(card.ep))
+
+    def _close_sub(self, p: _Peer) -> None:
+        with contextlib.suppress(KeyError):
+            self.owner.poller.unregister(p.sub)
+        self._by_sub.pop(p.sub, None)
+        p.sub.close(linger=0)
+
+    def relinked(self, seat: int) -> None:
+        """`seat` said hello again on the host link (it may have restarted): until it reports
+        anew, assume it hears nobody directly, so the host relays everything to it."""
+        p = self.peers.get(seat)
+        if p is not None:
+            p.up, p.up_at = (), 0.0
 
     def cards_for(self) -> list[bytes]:
         """Every card we know (the host sends them to a joiner that says hello)."""
@@ -459,52 +464,38 @@ class Mesh:
 
     # ----- receiving -------------------------------------------------------------------------
     def owns(self, sock: Any) -> bool:
-        """True if `sock` is our listener."""
-        return sock is self.router
+        """True if `sock` is one of our subscriptions."""
+        return sock in self._by_sub
 
     def on_socket(self, sock: Any) -> None:
-        """Drain our listener (at most 1000 frames per call, so the loop stays fair)."""
+        """Drain one subscription (at most 1000 messages per call, so the loop stays fair)."""
+        seat = self._by_sub.get(sock)
+        if seat is None:
+            return
+        p = self.peers[seat]
         for _ in range(1000):
             try:
-                frames = self.router.recv_multipart(flags=zmq.NOBLOCK, copy=False)
+                data = sock.recv(flags=zmq.NOBLOCK)
             except zmq.Again:
                 return
-            if len(frames) != 2:
-                self.dropped += 1
-                continue
-            ckey = b""
-            if self.curve:
-                try:
-                    ckey = z85.decode(str(frames[1].get("User-Id")).encode("ascii"))
-                except Exception:
-                    self.dropped += 1
-                    continue
             now = time.monotonic()
-            bucket = self._rx_rate.get(ckey)
-            if bucket is None:
-                if len(self._rx_rate) > 4 * self.n:
-                    self._rx_rate.clear()
-                bucket = self._rx_rate[ckey] = _Bucket(MSGS_PER_S, MSGS_PER_S)
-            if not bucket.take(now):
+            if not p.rate.take(now):
                 self.dropped += 1
                 continue
             try:
-                msg = unpack(frames[1].bytes)
+                msg = unpack(data)
             except wire.WireError as exc:
                 self.dropped += 1
-                log.warning("dropped a direct frame: %s", exc.reason)
+                log.warning("dropped a message from %s: %s", self.name(seat), exc.reason)
                 continue
-            seat = self.by_ckey.get(ckey) if self.curve else None
+            if not p.first_heard:
+                self._greet = True  # a new link: tell it every card we know
+            self._heard_from(p, now)
             if msg["t"] == "card":
-                self._on_card(msg, ckey if self.curve else None)
-                seat = self.by_ckey.get(ckey) if self.curve else msg["seat"]
-                if seat is not None and seat in self.peers:
-                    self._heard_from(self.peers[seat], now)
+                self._on_card(msg)
+                if seat not in self.peers or self.peers[seat] is not p:
+                    return  # that seat's link was replaced
                 continue
-            if seat is None:
-                self.dropped += 1
-                continue
-            self._heard_from(self.peers[seat], now)
             self._on_msg(seat, msg, now)
             if self.verdict is not None and self._stopped():
                 return
@@ -527,7 +518,7 @@ class Mesh:
             log.warning("dropped a tunnelled mesh message: %s", exc.reason)
             return
         if msg["t"] == "card":
-            self._on_card(msg, None)
+            self._on_card(msg)
         elif msg["t"] == "proof" and seat is not None:
             self._on_proof(seat, msg, time.monotonic())
         elif msg["t"] == "head" and seat is not None and seat in self.peers:
@@ -551,6 +542,8 @@ class Mesh:
             p.up, p.up_at = tuple(msg["up"]), now
             self._on_head(seat, msg["h"], now)
         elif kind == "get":
+            if msg["to"] != self.seat:
+                return  # a request to another seat (we hear every request its author publishes)
             bucket = self._get_rate.setdefault(seat, _Bucket(GETS_PER_S, GETS_PER_S))
             if not bucket.take(now):
                 self.dropped += 1
@@ -558,7 +551,7 @@ class Mesh:
             start = msg["from"]
             batch = self.session.entries[start : start + msg["n"]]
             if batch:
-                self.send(seat, pack("ent", **{"from": start, "e": batch, "h": list(self._head())}))
+                self.publish(pack("ent", **{"from": start, "e": batch, "h": list(self._head())}))
         elif kind == "proof":
             self._on_proof(seat, msg, now)
         elif kind == "vote":
@@ -623,7 +616,7 @@ class Mesh:
             self._ask_last = {kk: t for kk, t in self._ask_last.items() if now - t < 2.0}
         if len(self._asked) < TRACKED:
             self._asked.setdefault(k, now)
-        self.send(seat, pack("get", **{"from": seq, "n": count}))
+        self.publish(pack("get", **{"from": seq, "n": count, "to": seat}))
 
     # ----- proofs ----------------------------------------------------------------------------
     def on_cheat(self, offending: bytes) -> Verdict | None:
@@ -686,13 +679,13 @@ class Mesh:
         if now - self._last_heads >= HEAD_EVERY:
             self._last_heads = now
             head = pack("head", h=list(self._head()), up=self._up(now))
-            for seat, p in self.peers.items():
-                if not p.greeted and now - p.heard < LIVE:
-                    p.greeted = True
-                    for card in self.cards.values():
-                        self.send(seat, card)
-                self.send(seat, head)
+            if self._greet:  # gossip: every card we know, to everyone who hears us
+                self._greet = False
+                for card in self.cards.values():
+                    self.publish(card)
+            self.publish(head)
             self.owner.mesh_tunnel(head, None)
+            self.owner.mesh_tunnel(self.card_msg, None)  # the host may not have it (a restart)
         self._name_holders(now)
 
     def _name_holders(self, now: float) -> None:
@@ -724,6 +717,9 @@ class Mesh:
                 # the author had linked to us well before: its push to us cannot have raced
                 # the link's setup (it sends its card first on a new link)
                 and 0 < self.peers[author].first_heard <= t - HOLD_BACK
+                # and its publisher spoke well after: had it published the entry, that would
+                # have arrived first (a publisher keeps its order); a crashed author is silent
+                and self.peers[author].heard > t + HOLD_BACK / 2
                 and ("author", author) not in self._named
             ):
                 self._named.add(("author", author))
@@ -749,21 +745,16 @@ class Mesh:
         return f"entry {seq} ({shown(e.kind, 20)})"
 
     def close(self) -> None:
-        """Close our sockets (a short linger lets a last proof leave) and the ZAP handler."""
+        """Close our sockets (a short linger lets a last proof leave)."""
         log.info(
             "mesh: %d entries came first over direct links (%s); %d frames dropped",
             self.direct_new,
             ", ".join(self.name(p) for p in sorted(self.peers)),
             self.dropped,
         )
-        with contextlib.suppress(KeyError):
-            self.owner.poller.unregister(self.router)
-        for p in self.peers.values():
-            p.dealer.close(linger=500)
-        self.router.close(linger=0)
-        if self.auth is not None:
-            self.auth.stop()
-            self.auth = None
+        for p in list(self.peers.values()):
+            self._close_sub(p)
+        self.pub.close(linger=500)
         self.ctx.term()
 
 

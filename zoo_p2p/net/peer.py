@@ -1162,6 +1162,7 @@ class Host(Link):
             have = min(hello.have, len(self.session.entries))
             self._send_entries(rid, have)
             if self.mesh is not None:
+                self.mesh.relinked(seat)  # a new link: what it said it hears is stale
                 for card in self.mesh.cards_for():
                     self._send(rid, wire.pack("mesh", m=card))
             if hello.have > len(self.session.entries):
