@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from tests.net.harness import Procs, audit_file, procs  # noqa: F401 - the fixture
@@ -85,3 +87,74 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
     assert audit_file(mine).verdict == "ok"  # type: ignore[attr-defined]
     assert shown_log == [str(mine)]
     assert seen_name == [True]
+
+
+def test_hosting_in_the_app_then_a_rematch(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`zoo play` in the app: we host, a bot peer joins over loopback, the game ends verified;
+    one key starts the same command again: a new game with the same seats."""
+    from zoo_p2p.cli.runners import HostPlan, run_host
+    from zoo_p2p.rules import Variant
+
+    monkeypatch.setenv("ZOO_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ZOO_BOT_DELAY", "0")
+
+    def start(driver: Driver, console: Console) -> int:
+        plan = HostPlan(
+            players=2,
+            variant=Variant.STANDARD,
+            first=None,
+            port=0,
+            bind="127.0.0.1",
+            address=None,
+            log_path=None,
+            name="me",
+            team=None,
+            bots=1,
+            level="greedy",
+            think=None,
+            invite_file=None,
+            curve=True,
+            identity=None,
+            give_up=30,
+            announce=False,
+        )
+        return run_host(plan, driver, console)
+
+    async def play() -> tuple[str, bool]:
+        app = ZooApp(network=start, glyphs=UTF8)
+        async with app.run_test(size=(80, 24)) as pilot:
+            deadline = time.monotonic() + DEADLINE
+            first: NetTable | None = None
+            while time.monotonic() < deadline:
+                await pilot.pause(0.05)  # the peer loop runs in its thread: poll, bounded
+                table = app.table
+                if not isinstance(table, NetTable) or table.ui is None:
+                    continue
+                if first is not None and table is not first:
+                    break  # the rematch is on
+                st = table.state
+                if st.is_terminal():
+                    if isinstance(app.screen, GameOverScreen) and table.can_rematch:
+                        first = table
+                        verdict = table.ending().verdict.plain
+                        await pilot.press("r")
+                    continue
+                if table.my_turn() and isinstance(app.screen, GameScreen):
+                    n = len(st.history)
+                    assert table.submit(st.legal_moves()[0]) is None
+                    while time.monotonic() < deadline and len(table.state.history) == n:
+                        await pilot.pause(0.05)
+            else:
+                raise AssertionError("no rematch in time")
+            fresh = isinstance(app.table, NetTable) and len(app.table.state.history) <= 1
+            await pilot.press("q", "q")
+            while time.monotonic() < deadline and app.is_running:
+                await pilot.pause(0.05)  # leaving lets the peer save its log first
+        return verdict, fresh
+
+    verdict, fresh = asyncio.run(play())
+    assert verdict.startswith("verified"), verdict
+    assert fresh

@@ -29,6 +29,7 @@ from zoo_p2p.protocol.liveness import (
 from zoo_p2p.text import seat_word, shown
 
 if TYPE_CHECKING:
+    from zoo_p2p.net.mesh import Mesh
     from zoo_p2p.protocol.session import Session
 
 log = logging.getLogger("zoo_p2p.net")
@@ -152,12 +153,11 @@ class Liveness:
         self._vote_sent = now
         data = vote.to_bytes()
         self._liveness_out(wire.pack("claim", vote=data), None)
-        mesh = getattr(self, "mesh", None)
-        if mesh is not None:  # and on every direct link: a claim must not need the host
+        mesh: Mesh | None = getattr(self, "mesh", None)
+        if mesh is not None:  # and on the direct links: a claim must not need the host
             from zoo_p2p.net.mesh import pack as mesh_pack
 
-            for seat in list(mesh.peers):
-                mesh.send(seat, mesh_pack("vote", v=data))
+            mesh.publish(mesh_pack("vote", v=data))
 
     def mesh_vote(self, seat: int, data: bytes) -> None:
         """A claim vote that came on a direct link (zoo_p2p.net.mesh)."""

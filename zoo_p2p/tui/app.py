@@ -82,6 +82,8 @@ class ZooApp(App[int]):
         def after(choice: str | None) -> None:
             if choice == "quit":
                 self.quit_game()
+            elif choice == "rematch" and self.network is not None:
+                self.rematch_network()
             elif choice == "rematch":
                 new = table.rematch()
                 if new is not None:
@@ -122,7 +124,10 @@ class ZooApp(App[int]):
         driver = AppDriver(self)
         self.net_driver = driver
         self.lobby = LobbyScreen(self.glyphs)
-        self.push_screen(self.lobby)
+        if self.screen_stack[1:]:
+            self.switch_screen(self.lobby)  # a rematch: the lobby takes the old game's place
+        else:
+            self.push_screen(self.lobby)
 
         lines = self.runner_lines
 
@@ -151,6 +156,20 @@ class ZooApp(App[int]):
                         self.call_from_thread(self.net_done, code)
 
         self.run_worker(run, thread=True, name="peer-loop", exit_on_error=False)
+
+    def rematch_network(self) -> None:
+        """Run the same command's peer again with a fresh driver: a new game."""
+        assert self.network is not None
+        if self.net_driver is not None:
+            self.net_driver.close()
+        self.table = None
+        self.net_code = None
+        self.last_presence = None
+        self.pending_notes = []
+        self.runner_lines = []
+        self.started_at = 0
+        self.leaving = False
+        self.start_network(self.network)
 
     def net_lobby(self, rows: list[tuple[str, str, int]], need: int) -> None:
         """The lobby changed."""
@@ -203,6 +222,12 @@ class ZooApp(App[int]):
         if self.leaving:
             self.exit(code)
             return
+        from zoo_p2p.tui.net import NetTable
+
+        if isinstance(self.table, NetTable):
+            self.table.run_over = True
+            if self.table.ui is not None:
+                self.table.ui.refresh_table()
         if self.table is None or self.table.ui is None:
             if self.lobby is not None:
                 self.lobby.add_line(

@@ -199,6 +199,13 @@ class NetTable(Table):
         self.shadow: State | None = snap.state
         self.presence = None
         self.floor_since = time.monotonic()
+        self.run_over = False  # the peer's run has ended (the log is signed, saved, audited)
+
+    @property
+    def can_rematch(self) -> bool:
+        """Once the run is over, the same command can run again: a new game, the same seats
+        when they come back (bots spawned here always do; people join the new invite)."""
+        return self.run_over
 
     def start(self) -> None:
         """Moves already played when the screen opened (a resumed game, a quick first mover)."""

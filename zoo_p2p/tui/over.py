@@ -117,6 +117,7 @@ class GameOverScreen(Screen[str]):
         """The deal, the verdict or the log path arrived later (network games)."""
         self.query_one("#deal", Static).update(self.deal_text())
         self.query_one("#verdict", Static).update(self.verdict_text())
+        self.query_one("#over-keys", Static).update(self.keys_text())
 
     def on_mount(self) -> None:
         if self.g.ascii:
@@ -130,7 +131,7 @@ class GameOverScreen(Screen[str]):
                 t.append(f"; every player presses r: {len(self.ready)} of {need} ready")
             t.append(")" + self.g.sep)
         else:
-            t = Text("(rematch: start a new game with zoo host / zoo join)" + self.g.sep)
+            t = Text("(rematch once the result is signed and saved)" + self.g.sep)
         t.append(f"b back to the board{self.g.sep}q quit")
         return t
 
