@@ -194,3 +194,38 @@ def test_hotseat_has_the_same_prompt_b_and_q() -> None:
     assert re.search(r"player [12] \((Yellow|Blue)\), your move \(e\.g\. 5@C3", out), out
     assert "'*' you" in " ".join(out.split())  # the board with its legend after 'b'
     assert "staying in the game" in out and "You left the game." in out
+
+
+def test_a_huge_pasted_line_is_dropped_in_linear_time_and_the_next_line_counts() -> None:
+    """16 MB without a newline once cost 49 s of CPU (the buffer grew and was rescanned); now
+    the driver never holds more than one bounded line, and the next line is a move."""
+    import os
+
+    from zoo_p2p.cli.plain import MAX_LINE
+
+    d, link, out = _driver()
+    r, w = os.pipe()
+    d.stdin_fd = r
+    move = link.session.state.legal_moves()[0]
+    junk = b"x" * (16 * 1024 * 1024)
+    fed = 0
+    longest = 0
+    os.set_blocking(w, False)
+    while fed < len(junk):
+        fed += os.write(w, junk[fed : fed + 65536])
+        while True:
+            try:
+                os.set_blocking(r, False)
+                d.on_fd(r, link)  # type: ignore[arg-type]
+            except BlockingIOError:
+                break
+            longest = max(longest, len(d.pending))
+    os.write(w, b"\n" + f"{move}\n".encode())
+    os.set_blocking(r, True)
+    d.on_fd(r, link)  # type: ignore[arg-type]
+    os.close(w)
+    os.close(r)
+    assert longest <= MAX_LINE + 4096
+    assert f"a line longer than {MAX_LINE} characters is ignored" in out.getvalue()
+    assert out.getvalue().count("is ignored") == 1
+    assert link.played == [move]

@@ -7,6 +7,7 @@ printed to a console (or nothing, when quiet).
 
 from __future__ import annotations
 
+import codecs
 import logging
 import os
 import sys
@@ -173,6 +174,9 @@ class ConsoleDriver:
         self.say(Text(shown(text, 500), style="cyan"))
 
 
+MAX_LINE = 1024  # characters in one typed line; a longer one is dropped with a message
+
+
 class PlainDriver(ConsoleDriver):
     """A person at the terminal: board after every change, moves typed on stdin.
 
@@ -191,6 +195,8 @@ class PlainDriver(ConsoleDriver):
         self.confirming = False  # 'q' was typed: the next line says whether to leave
         self.recap: list[Text] = []
         self.pending = ""
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.skipping = False  # inside a line longer than MAX_LINE: dropped up to its newline
         self.quit = False
         self.link: GameLink | None = None
 
@@ -318,9 +324,24 @@ class PlainDriver(ConsoleDriver):
             self.quit = True
             link.leave("you left (end of input)")
             return False
-        self.pending += data.decode(errors="replace")
-        while "\n" in self.pending and link.stopped is None:
-            line, self.pending = self.pending.split("\n", 1)
+        # linear in what is typed or pasted: what is kept never exceeds one bounded line
+        self.pending += self.decoder.decode(data)
+        while link.stopped is None:
+            nl = self.pending.find("\n")
+            if nl < 0:
+                if len(self.pending) > MAX_LINE:
+                    self.pending = ""
+                    if not self.skipping:
+                        self.skipping = True
+                        self.out(f"a line longer than {MAX_LINE} characters is ignored")
+                break
+            line, self.pending = self.pending[:nl], self.pending[nl + 1 :]
+            if self.skipping or len(line) > MAX_LINE:
+                if not self.skipping:
+                    self.out(f"a line longer than {MAX_LINE} characters is ignored")
+                self.skipping = False
+                self.prompt(link)
+                continue
             self.on_line(line, link)
         return True
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
 
 import typer
 from rich.console import Console, Group, RenderableType
@@ -377,30 +376,3 @@ def _print_end(rp: Replay, console: Console) -> None:
         console.print(Text("the game did not finish: the hidden cards stay hidden", style="yellow"))
     if rp.marks is not None:
         console.print(render_summary(rp))
-
-
-def replay_cli(
-    log: Annotated[Path, typer.Argument(help="A game log file.", show_default=False)],
-    at: Annotated[
-        int | None,
-        typer.Option("--at", help="Show the board after move N (0: the start) and exit."),
-    ] = None,
-    dump: Annotated[
-        bool, typer.Option("--dump", help="Print the whole game as text, no prompts.")
-    ] = False,
-    analyse_: Annotated[
-        bool,
-        typer.Option(
-            "--analyse",
-            "--analyze",
-            help="Score every move with the expert bot: inaccuracies, mistakes, blunders.",
-        ),
-    ] = False,
-    plies: Annotated[
-        int,
-        typer.Option("--plies", min=100, help="Analysis budget: simulated plies per move."),
-    ] = DEFAULT_WORK,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the analysis search.")] = 0,
-) -> None:
-    """Step through a game log move by move: the board, reveals, then the hidden deal."""
-    replay_command(log, at=at, dump=dump, analysis=analyse_, plies=plies, seed=seed)

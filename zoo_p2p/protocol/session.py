@@ -365,7 +365,7 @@ class Session:
             return self._claim_conflict(e)
         if e.seq == n_held and self._voted_at == n_held and e.kind != Kind.CLAIM:
             raise RemoteProtocolError(
-                f"seat {e.seat}'s {e.kind!r} came after we signed a claim at entry {n_held}",
+                f"{self.who(e.seat)}'s {e.kind!r} came after we signed a claim at entry {n_held}",
                 entry=e.raw,
                 seat=e.seat,
             )
@@ -1015,7 +1015,7 @@ class Session:
             raise self._reject(e, f"a claim about entry {at} cannot stand at entry {c}")
         floor = self._floors[at]
         if floor is None or floor.seat != claimed:
-            raise self._reject(e, f"seat {claimed} did not hold the floor at entry {at}")
+            raise self._reject(e, f"{self.who(claimed)} did not hold the floor at entry {at}")
         late = [k for k in range(at, c) if self._authors[k] != claimed]
         if late:
             raise self._reject(
@@ -1034,7 +1034,7 @@ class Session:
         msg = vote_bytes(self.game_id, at, head, claimed)
         for seat, sig in votes:
             if not signature_ok(self._pubs[seat], sig, msg):
-                raise self._reject(e, f"seat {seat}'s claim vote does not verify")
+                raise self._reject(e, f"{self.who(seat)}'s claim vote does not verify")
         return claimed, at, tuple(want)
 
     def _on_claim(self, e: Entry, local: bool) -> list[Event]:
@@ -1084,16 +1084,18 @@ class Session:
         if self.state is None or f is None:
             raise self._reject(e, "a resignation stands only while the game is being played")
         if not 0 <= r.seat < self.n or r.seat in self.resigned:
-            raise self._reject(e, f"seat {r.seat} cannot resign here")
+            raise self._reject(e, f"{self.who(r.seat)} cannot resign here")
         author = f.seat if f.seat != r.seat else min(i for i in range(self.n) if i != r.seat)
         if e.seat != author:
-            raise self._reject(e, f"seat {author} appends this resignation, not seat {e.seat}")
+            raise self._reject(
+                e, f"{self.who(author)} appends this resignation, not {self.who(e.seat)}"
+            )
         if e.seq < r.at:
             raise self._reject(e, f"a resignation signed at entry {r.at} cannot stand at {e.seq}")
         if not signature_ok(
             self._pubs[r.seat], r.sig, resign_bytes(self.game_id, r.seat, r.at, r.seed, r.new_key)
         ):
-            raise self._reject(e, f"seat {r.seat}'s resignation signature does not verify")
+            raise self._reject(e, f"{self.who(r.seat)}'s resignation signature does not verify")
         if (self.n == 2) != (r.new_key is None):
             raise self._reject(e, "a stand-in key is needed with 3 or 4 seats, none with 2")
         derived = SeatTables.from_seed(r.seed, self.game_id, general=self._general).commitments(

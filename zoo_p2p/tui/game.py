@@ -58,10 +58,10 @@ def seats_text(
         mark = g.turn if (not over and seat == st.to_move) else " "
         out.append(f"{mark} ", style="bold")
         out.append_text(seat_text(st, seat, names))
-        if presence is not None:
+        if presence is not None and seat < len(presence):  # a rematch may not have it yet
             up = presence[seat]
             out.append(f" {g.online if up else g.offline}", style="green" if up else "red")
-        if clocks is not None and clocks[seat]:
+        if clocks is not None and seat < len(clocks) and clocks[seat]:
             out.append(f" {clocks[seat]} left", style="bold")
         out.append(f"  {scores[seat].total} pts", style="bold")
         zoo = st.captured_zoo(seat)
