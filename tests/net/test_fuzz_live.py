@@ -146,12 +146,12 @@ def test_fuzz_a_live_host(procs: Procs) -> None:
     """Strangers and a second link of a seated player send random and mutated messages of
     every kind while the game runs: the host drops them all and the game ends, verified."""
     host, invite_text = procs.host(
-        "--players", "2", "--bot", "greedy", "--delay", "0.03", "--verbose"
+        "--players", "2", "--bot", "greedy", "--delay", "0.1", "--verbose"
     )
     inv = Invite.parse(invite_text)
     key_path = procs.tmp / "bot1.pem"
     key = load_or_create_identity(key_path)
-    bot = procs.bot(invite_text, "bot1", "--identity", str(key_path))
+    bot = procs.bot(invite_text, "bot1", "--identity", str(key_path), "--delay", "0.1")
     wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 3, 20, "the game to start")
     rng = random.Random(8)
     kinds = sorted(wire._SCHEMA)
@@ -179,6 +179,7 @@ def test_fuzz_a_live_host(procs: Procs) -> None:
             time.sleep(0.002)  # pacing the fuzzer, not synchronising
     finally:
         ctx.destroy(linger=0)
+    print(f"FUZZ-HOST sent={sent} hostile frames")
     assert sent > 500
     assert procs.wait(bot, "bot1", timeout=60) == 0, procs.text("bot1")
     assert procs.wait(host, "host", timeout=30) == 0, procs.text("host")
@@ -215,7 +216,7 @@ def test_fuzz_a_live_joiner(procs: Procs, tmp_path: Path) -> None:
             samples = [x for x in samples if wire.unpack(x)["t"] in kinds]
             for rid, conn in list(self.conns.items()):
                 if conn.seat is not None:
-                    for _ in range(3):
+                    for _ in range(10):
                         frame = fuzz_frame(rng, kinds, samples)
                         try:
                             msg = wire.unpack(frame)
@@ -229,7 +230,7 @@ def test_fuzz_a_live_joiner(procs: Procs, tmp_path: Path) -> None:
     files = GameFiles(tmp_path / "host.zoolog", NetSidecar(role="host", port=0, bind="127.0.0.1"))
     host = FuzzHost(
         key=key,
-        driver=BotDriver("greedy", seed=1, delay=0.03, console=None),
+        driver=BotDriver("greedy", seed=1, delay=0.1, console=None),
         make_session=session_factory(key),
         open_log=files.open_new,
         make_genesis=genesis_factory(key, Variant.STANDARD, None),
@@ -241,13 +242,14 @@ def test_fuzz_a_live_joiner(procs: Procs, tmp_path: Path) -> None:
     t = threading.Thread(target=lambda: outcome.append(host.run(time.monotonic() + 60)))
     t.start()
     try:
-        joiner = procs.bot(str(host.invite), "joiner", "--verbose")
+        joiner = procs.bot(str(host.invite), "joiner", "--verbose", "--delay", "0.1")
         wait_for(lambda: host.session is not None, 20, "the game to start")
         host.fuzz_until = time.monotonic() + FUZZ_SECONDS
         assert procs.wait(joiner, "joiner", timeout=60) == 0, procs.text("joiner")
     finally:
         t.join(70)
     assert outcome and outcome[0].finished, outcome
+    print(f"FUZZ-JOINER sent={host.fuzzed} hostile frames")
     assert host.fuzzed > 100
     _no_crash(procs.text("joiner"))
     assert procs.log("joiner") == (tmp_path / "host.zoolog").read_bytes()

@@ -58,3 +58,65 @@ def test_a_c_locale_means_ascii_even_when_python_coerced_it() -> None:
     assert not locale_utf8({"LANG": "C", "LC_CTYPE": "C.UTF-8"})  # PEP 538 coercion
     assert not locale_utf8({"LC_ALL": "en_GB.ISO-8859-1"})
     assert locale_utf8({"LANG": "en_GB.UTF-8"})
+
+
+def test_every_seat_shows_connected_lost_or_left_and_what_is_awaited() -> None:
+    """Issue 9: presence on every screen, and "waiting for X" says what is awaited from X."""
+    import random
+    from dataclasses import dataclass, field
+    from typing import Any
+
+    from zoo_p2p.driver import SeatPresence
+    from zoo_p2p.protocol.events import SeatInfo
+    from zoo_p2p.rules import KnownDeal, Team, Variant
+    from zoo_p2p.tui.facts import UTF8
+    from zoo_p2p.tui.game import seats_text
+    from zoo_p2p.tui.net import AppDriver
+
+    @dataclass
+    class Session:
+        seats: list[SeatInfo]
+
+    @dataclass
+    class Link:
+        session: Session
+        waits: list[tuple[int, str]]
+
+        def awaited(self) -> list[tuple[int, str]]:
+            return self.waits
+
+    @dataclass
+    class App:
+        is_running: bool = True
+        calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+
+        def call_from_thread(self, fn: Any, *args: Any) -> None:
+            self.calls.append((fn.__name__, args))
+
+        def net_presence(self, up: list[bool]) -> None: ...
+        def net_seats(self, notes: list[str], awaiting: str | None) -> None: ...
+
+    seats = [
+        SeatInfo("you", bytes(32), Team.YELLOW),
+        SeatInfo("[/]bo", bytes(32), Team.BLUE),
+        SeatInfo("cy", bytes(32), Team.GREEN),
+    ]
+    app = App()
+    driver = AppDriver(app)  # type: ignore[arg-type]
+    try:
+        link = Link(Session(seats), [(1, "a reconnect")])
+        states = [SeatPresence("connected"), SeatPresence("lost", 12), SeatPresence("left")]
+        driver.on_seats(states, link)  # type: ignore[arg-type]
+    finally:
+        driver.close()
+    assert app.calls == [
+        ("net_presence", ([True, False, False],)),
+        ("net_seats", (["", "lost 12 s", "left"], "waiting for [/]bo (Blue): a reconnect")),
+    ]
+    notes, awaiting = app.calls[1][1]
+    deal = KnownDeal.random(random.Random(1), Variant.STANDARD)
+    st = deal.new_state([Team.YELLOW, Team.BLUE, Team.GREEN], first_seat=0).public()
+    text = seats_text(st, ["you", "[/]bo", "cy"], UTF8, [True, False, False], None, notes, awaiting)
+    plain = text.plain
+    assert "lost 12 s" in plain and "left" in plain
+    assert plain.rstrip().endswith("waiting for [/]bo (Blue): a reconnect")

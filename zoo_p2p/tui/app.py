@@ -65,6 +65,7 @@ class ZooApp(App[int]):
         self.started_at = 0
         self.leaving = False
         self.last_presence: list[bool] | None = None
+        self.last_seats: tuple[list[str], str | None] | None = None
 
     def on_mount(self) -> None:
         if self.pick is not None:
@@ -187,6 +188,7 @@ class ZooApp(App[int]):
         self.table = None
         self.net_code = None
         self.last_presence = None
+        self.last_seats = None
         self.pending_notes = []
         self.runner_lines = []
         self.started_at = 0
@@ -208,6 +210,8 @@ class ZooApp(App[int]):
         self.started_at = len(self.runner_lines)
         self.table = NetTable(self.net_driver, snap)
         self.table.presence = self.last_presence
+        if self.last_seats is not None:
+            self.table.seat_notes, self.table.awaiting = self.last_seats
         screen = GameScreen(self.table, self.glyphs)
         self.switch_screen(screen)
         for note in self.pending_notes[-2:]:
@@ -227,6 +231,14 @@ class ZooApp(App[int]):
         self.last_presence = up
         if self.table is not None:
             self.table.presence = up
+            if self.table.ui is not None:
+                self.table.ui.refresh_table()
+
+    def net_seats(self, notes: list[str], awaiting: str | None) -> None:
+        """Seats lost or gone, and what the game waits for from whom."""
+        self.last_seats = (notes, awaiting)
+        if self.table is not None:
+            self.table.seat_notes, self.table.awaiting = notes, awaiting
             if self.table.ui is not None:
                 self.table.ui.refresh_table()
 

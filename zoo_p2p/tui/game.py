@@ -47,6 +47,8 @@ def seats_text(
     g: Glyphs,
     presence: list[bool] | None = None,
     clocks: list[str] | None = None,
+    notes: list[str] | None = None,
+    awaiting: str | None = None,
 ) -> Text:
     """Every seat: turn mark, name, presence, clock, score; hand and Zoo pile; captures."""
     out = Text()
@@ -61,6 +63,8 @@ def seats_text(
         if presence is not None and seat < len(presence):  # a rematch may not have it yet
             up = presence[seat]
             out.append(f" {g.online if up else g.offline}", style="green" if up else "red")
+        if notes is not None and seat < len(notes) and notes[seat]:
+            out.append(f" {notes[seat]}", style="bold red")
         if clocks is not None and seat < len(clocks) and clocks[seat]:
             out.append(f" {clocks[seat]} left", style="bold")
         out.append(f"  {scores[seat].total} pts", style="bold")
@@ -71,6 +75,8 @@ def seats_text(
         took = took_text(st, seat)
         if took:
             out.append(f"\n  took {took}")
+    if awaiting:
+        out.append(f"\n{awaiting}", style="italic")
     return out
 
 
@@ -270,7 +276,10 @@ class GameScreen(Screen[None]):
         return t
 
     def seats_text(self, st: State) -> Text:
-        return seats_text(st, self.table.names, self.g, self.table.presence, self.table.clocks)
+        t = self.table
+        return seats_text(
+            st, t.names, self.g, t.presence, t.clocks, notes=t.seat_notes, awaiting=t.awaiting
+        )
 
     def info_text(self, st: State, targets: dict[int, Move]) -> Text:
         t = Text()

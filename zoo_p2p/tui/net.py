@@ -23,11 +23,11 @@ from zoo_p2p.errors import ZooError
 from zoo_p2p.protocol.audit import report_for
 from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.rules import Move, State, parse_move
-from zoo_p2p.text import shown
+from zoo_p2p.text import seat_word, shown
 from zoo_p2p.tui.table import DealView, Ending, Table
 
 if TYPE_CHECKING:
-    from zoo_p2p.driver import GameLink, LobbyRow
+    from zoo_p2p.driver import GameLink, LobbyRow, SeatPresence
     from zoo_p2p.tui.app import ZooApp
 
 
@@ -157,6 +157,25 @@ class AppDriver:
     def on_presence(self, up: list[bool], link: GameLink) -> None:
         """Who is connected."""
         self._post(self.app.net_presence, list(up))
+
+    def on_seats(self, seats: list[SeatPresence], link: GameLink) -> None:
+        """Every seat connected, lost (for N s) or left, and what the game waits for."""
+        notes = [
+            ""
+            if p.state == "connected"
+            else (f"lost {p.lost_for} s" if p.state == "lost" else "left")
+            for p in seats
+        ]
+        infos = link.session.seats if link.session is not None else ()
+        waits = []
+        for seat, what in link.awaited():
+            who = seat_word(seat)
+            if 0 <= seat < len(infos):
+                who = f"{shown(infos[seat].name, 32)} ({infos[seat].team.label})"
+            waits.append(f"{who}: {what}")
+        awaiting = ("waiting for " + "; ".join(waits)) if waits else None
+        self._post(self.app.net_presence, [p.state == "connected" for p in seats])
+        self._post(self.app.net_seats, notes, awaiting)
 
     def on_notice(self, text: str) -> None:
         """A sentence from the transport."""

@@ -60,6 +60,8 @@ class Table:
     human: set[int]
     title: str
     presence: list[bool] | None = None
+    seat_notes: list[str] | None = None  # "lost 12 s", "left" (empty: connected)
+    awaiting: str | None = None  # "waiting for Bo (Blue): a reveal"
     clocks: list[str] | None = None
     ui: TableUI | None = field(default=None, repr=False)
 
