@@ -116,6 +116,7 @@ class GameScreen(Screen[None]):
         self.messages: list[Text] = []
         self.last: Move | None = None
         self.quitting = False
+        self.typing_pending = False  # keys typed on the board before the focus reached the box
         self.over_shown = False
 
     @property
@@ -452,13 +453,19 @@ class GameScreen(Screen[None]):
         if self.focused is not board:
             return
         box = self.query_one("#command", Input)
-        if event.key == "enter" and box.value:
-            # the Enter of a burst typed faster than the focus moved: it ends the typed move
+        ch = event.character or ""
+        if self.typing_pending:
+            # keys of a burst typed faster than the focus moves to the typing line ("6@C3⏎"):
+            # every one is part of the move, digits included, and the Enter ends it
             event.stop()
             event.prevent_default()
-            box.post_message(Input.Submitted(box, box.value))
+            if event.key == "enter":
+                self.typing_pending = False
+                box.post_message(Input.Submitted(box, box.value))
+            elif ch and ch.isprintable():
+                box.value += ch
+                box.cursor_position = len(box.value)
             return
-        ch = event.character or ""
         if self.table.state.is_terminal() and ch in ("r", "o"):
             event.stop()
             self.over_shown = False
@@ -481,16 +488,21 @@ class GameScreen(Screen[None]):
             self._type(ch)
 
     def _type(self, prefix: str) -> None:
-        """Start (or go on) typing a move from a key pressed on the board.
+        """Start typing a move from a key pressed on the board.
 
-        Keys typed in one burst (a paste, a fast typist, a terminal that sends "6@A1" at once)
-        reach the board before the focus has moved to the typing line: they are appended, so
-        none is lost and none overwrites the one before.
+        The keys of the same burst (a paste, a fast typist, a terminal that sends "6@C3" at
+        once) still reach the board until the focus has moved: `on_key` appends them to the
+        typing line, digits included, so none is lost or taken for a hand card.
         """
         box = self.query_one("#command", Input)
-        box.value = box.value + prefix if box.value and prefix != f"{self.pick_hand}@" else prefix
+        box.value = prefix
         box.cursor_position = len(box.value)
+        self.typing_pending = True  # until the focus has really moved (on_descendant_focus)
         box.focus()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The focus has moved: keys now reach the widget they are meant for."""
+        self.typing_pending = False
 
     def action_clear(self) -> None:
         """Drop the pick; from the typing line, go back to the board."""
