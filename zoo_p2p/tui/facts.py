@@ -201,7 +201,8 @@ def square_words(state: State, sq: int, names: Sequence[str]) -> str:
         return f"{square_name(sq)}: empty"
     s = f"{square_name(sq)}: {card_words(state, top, names)}"
     if top.kind == "character" and top.seat is not None:
-        s += f" of {shown(names[top.seat], 40)}"
+        who = shown(names[top.seat], 40)
+        s += " (yours)" if who == "you" else f" ({who})"
     if under.kind == "unknown":
         s += " over a hidden card"
     elif under.kind == "zoo":
