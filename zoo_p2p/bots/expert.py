@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from zoo_p2p.bots.base import public_position
+from zoo_p2p.bots.hard import policy_playout
 from zoo_p2p.bots.policy import public_odds, scored_moves
 from zoo_p2p.rules import Move, Oracle, State
 from zoo_p2p.rules.state import MUTANT, UNKNOWN
@@ -129,23 +130,6 @@ def rewards(totals: list[int], margin_weight: float) -> tuple[list[float], list[
         wins.append(win)
         margins.append(t - other)
     return out, wins, margins
-
-
-def _playout(state: State, rng: random.Random, noise: float, limit: int) -> int:
-    rand = rng.random
-    plies = 0
-    while plies < limit and not state.is_terminal():
-        best_m: Move | None = None
-        best_s = -1e9
-        for s, m in scored_moves(state, public_odds(state)):
-            s += rand() * noise
-            if s > best_s:
-                best_s = s
-                best_m = m
-        assert best_m is not None
-        state.apply_unchecked(best_m)
-        plies += 1
-    return plies
 
 
 def _apply(state: State, move: Move) -> Outcome | None:
@@ -323,7 +307,7 @@ class ExpertBot:
                     plies += 1
                     path.append((node, e))
                     node = None if det.is_terminal() else _child(e, outcome, det)
-                plies += _playout(det, random.Random(seed), noise, limit)
+                plies += policy_playout(det, random.Random(seed), noise, limit)
                 rew, wins, margins = rewards([s.total for s in det.scores()], mw)
                 root.n += 1
                 for nd, e in path:

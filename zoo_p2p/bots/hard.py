@@ -50,11 +50,14 @@ def rewards(state: State, margin_weight: float = 0.3) -> list[float]:
     return out
 
 
-def policy_playout(state: State, rng: random.Random, noise: float = 1.5) -> int:
-    """Play ``state`` (with an oracle) to the end by the noisy one-ply policy; return the plies."""
+def policy_playout(
+    state: State, rng: random.Random, noise: float = 1.5, limit: int | None = None
+) -> int:
+    """Play ``state`` (with an oracle) by the noisy one-ply policy to the end, or for at most
+    ``limit`` plies; return the plies played."""
     rand = rng.random
     plies = 0
-    while not state.is_terminal():
+    while (limit is None or plies < limit) and not state.is_terminal():
         best_m: Move | None = None
         best_s = -1e9
         for s, m in scored_moves(state, public_odds(state)):
