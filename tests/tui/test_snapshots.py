@@ -54,6 +54,11 @@ def test_board_80x24_ascii(snap_compare: Compare) -> None:
     assert snap_compare(app, terminal_size=(80, 24), run_before=bot_moved_and_five_picked)
 
 
+def test_board_120x40_ascii(snap_compare: Compare) -> None:
+    app = ZooApp(table=local_table(), glyphs=ASCII)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=bot_moved_and_five_picked)
+
+
 def test_game_over_120x40(snap_compare: Compare) -> None:
     from zoo_p2p.rules import Team
     from zoo_p2p.tui.table import LocalTable
