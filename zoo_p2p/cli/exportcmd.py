@@ -47,11 +47,13 @@ def _write_atomic(path: Path, content: str) -> None:
 def load_record(log: Path, console: Console) -> tuple[GameRecord, list[bytes]]:
     """Read and audit a signed log (with its stored proofs) into a record with its verdict."""
     from zoo_p2p.cli.verify import cheat_lines
-    from zoo_p2p.storage import audit_file, read_log, read_proofs
+    from zoo_p2p.protocol.audit import audit
+    from zoo_p2p.storage import read_log, read_proofs
 
     try:
-        entries = read_log(log).entries
-        report = audit_file(log, proofs=read_proofs(log))
+        read = read_log(log)
+        entries = read.entries
+        report = audit(entries, torn=lambda: read.torn_bytes, proofs=read_proofs(log))
     except LogError as exc:
         raise _fail(console, f"cannot read {shown(log)}: {shown(exc)}") from None
     parts = [report.verdict, *cheat_lines(report)]
