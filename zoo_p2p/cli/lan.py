@@ -328,6 +328,7 @@ class LanDriver:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.announcer: Announcer | None = None
+        self.unannouncing: threading.Thread | None = None  # the advert being withdrawn
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -343,7 +344,10 @@ class LanDriver:
         """The table is full: nobody else can join, so stop advertising (in the background)."""
         if self.announcer is not None:
             ann, self.announcer = self.announcer, None
-            threading.Thread(target=ann.close, name="zoo-unannounce", daemon=True).start()
+            self.unannouncing = threading.Thread(
+                target=ann.close, name="zoo-unannounce", daemon=True
+            )
+            self.unannouncing.start()
         self.inner.on_started(*args, **kw)
 
 
@@ -360,6 +364,9 @@ class Reach:
         if self.driver is not None and self.driver.announcer is not None:
             self.driver.announcer.close()
             self.driver.announcer = None
+        if self.driver is not None and self.driver.unannouncing is not None:
+            self.driver.unannouncing.join(5)  # a short game: let the goodbye go out (bounded)
+            self.driver.unannouncing = None
         if self.mapper is not None:
             self.mapper.close()
             self.mapper = None

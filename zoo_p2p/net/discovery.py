@@ -264,6 +264,14 @@ class Announcer:
         self._thread.start()
         return self
 
+    @property
+    def _sent_taken(self) -> int | None:
+        """The seat count in the advert as last sent."""
+        if self._info is None:
+            return None
+        raw = self._info.properties.get(b"taken")
+        return int(raw) if isinstance(raw, bytes) and raw.isdigit() else None
+
     def _make_info(self) -> ServiceInfo:
         from zeroconf import ServiceInfo
 
@@ -274,7 +282,10 @@ class Announcer:
         ]
         return ServiceInfo(
             SERVICE,
-            f"{_instance(self.name, self.invite.fingerprint)}.{SERVICE}",
+            # the name registered (zeroconf renames the instance on a conflict)
+            self._info.name
+            if self._info is not None
+            else f"{_instance(self.name, self.invite.fingerprint)}.{SERVICE}",
             addresses=ips,
             port=self.invite.port,
             properties=txt_for(
@@ -295,6 +306,7 @@ class Announcer:
                 self._zc, self._info = zc, info
             zc.register_service(info, allow_name_change=True)
             self.registered.set()
+            self._push()  # a seat taken while registering (update() did not send it)
         except DiscoveryError as exc:
             self.error = str(exc)
         except Exception as exc:  # zeroconf's own errors: a clear line, never a traceback
@@ -308,18 +320,23 @@ class Announcer:
         return self.registered.is_set()
 
     def update(self, taken: int) -> None:
-        """Announce a new count of seats taken (no-op if not registered)."""
+        """Announce a new count of seats taken, from a background thread (zeroconf takes about
+        0.5 s); a count set before the advert is on the network is sent once it is."""
         if taken == self.taken:
             return
         self.taken = taken
-        if not self.registered.is_set():
-            return
+        if self.registered.is_set():
+            threading.Thread(target=self._push, name="zoo-announce-update", daemon=True).start()
+
+    def _push(self) -> None:
+        """Send the current seat count if the advert on the network has another one."""
         with self._lock:
-            if self._zc is None:
+            if self._zc is None or self._info is None or self._sent_taken == self.taken:
                 return
             try:
-                self._info = self._make_info()
-                self._zc.update_service(self._info)
+                info = self._make_info()
+                self._zc.update_service(info)
+                self._info = info
             except Exception as exc:
                 log.info("could not update the advert: %s", exc)
 
