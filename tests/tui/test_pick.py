@@ -195,13 +195,30 @@ def test_nothing_after_the_bound_says_so_and_takes_a_pasted_invite() -> None:
         app.screen.show_state()  # what the screen's half-second timer does
         await settle(pilot)
         seen.append(screen_text(app))
-        await pilot.press(*"nope", "enter", *"zoo://x/y", "enter")
+        await pilot.press("r")  # the empty invite box has the focus: r still searches again
+        await settle(pilot)
+        assert len(lan.reports) == 2
+        seen.append(screen_text(app))
+        clock.now += 5
+        app.screen.show_state()
+        await settle(pilot)
+        await pilot.press(*"nope", "enter", *"zoo://x/yrq", "enter")
 
     picked, _ = picking(FakeLan(), steps, check)
     assert "no game found" not in seen[0]
     assert "no game found on the local network after 5 s" in " ".join(seen[1].split())
     assert "multicast may be blocked" in " ".join(seen[1].split())
-    assert picked == "zoo://x/y"  # "nope" was refused (and cleared), not joined
+    assert "searching the LAN… 0 found (0 s)" in seen[2]
+    assert picked == "zoo://x/yrq"  # "nope" was refused (and cleared), not joined
+
+    async def leave(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+        clock.now += 5
+        app.screen.show_state()
+        await settle(pilot)
+        assert app.focused is not None and app.focused.id == "pick-invite"
+        await pilot.press("q")
+
+    assert picking(FakeLan(), leave) == (None, 1)
 
 
 def test_mdns_unusable_says_why_and_offers_the_invite_box() -> None:

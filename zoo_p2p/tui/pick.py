@@ -14,7 +14,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import events
@@ -89,7 +89,19 @@ def nothing_found(seconds: float) -> str:
 
 
 class InviteInput(Input):
-    """The invite box: a paste over several lines (the invite is printed in lines) is joined."""
+    """The invite box: a paste over several lines (the invite is printed in lines) is joined.
+    While it is empty, r and q still search again and leave: no invite starts with them."""
+
+    def __init__(self, keys: dict[str, Callable[[], None]], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.keys = keys
+
+    async def _on_key(self, event: events.Key) -> None:
+        act = self.keys.get(event.character or "") if not self.value else None
+        if act is not None:
+            event.stop()
+            event.prevent_default()
+            act()
 
     def _on_paste(self, event: events.Paste) -> None:
         event.stop()
@@ -148,6 +160,7 @@ class PickScreen(Screen[str | None]):
         yield Static(id="pick-note", markup=False)
         yield OptionList(id="pick-list")
         yield InviteInput(
+            {"r": self.action_search, "q": self.action_leave},
             placeholder="paste the invite here, then Enter (Esc: back)",
             id="pick-invite",
             max_length=INVITE_MAX,
