@@ -271,9 +271,10 @@ class Hint:
     margin: float
     """Expected final margin after the move: the mover's score minus the best other seat's."""
 
-    def describe(self) -> str:
-        """``the expert would play 6@C3 — win chance 62 %``."""
-        return f"the expert would play {self.move} \u2014 win chance {100 * self.win:.0f} %"
+    def describe(self, dash: str = "\u2014") -> str:
+        """``the expert would play 6@C3 — win chance 62 %`` (``dash``: "-" where only ASCII
+        shows)."""
+        return f"the expert would play {self.move} {dash} win chance {100 * self.win:.0f} %"
 
 
 def hint_refusal(*, networked: bool, people: int = 1) -> str | None:

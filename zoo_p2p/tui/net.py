@@ -212,6 +212,7 @@ class NetTable(Table):
             names=snap.names,
             human=set() if snap.seat is None else {snap.seat},
             title="network game",
+            networked=True,
         )
         self.driver = driver
         self.snap = snap
