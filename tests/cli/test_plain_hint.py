@@ -124,3 +124,22 @@ def test_a_hot_seat_table_says_why_hints_are_off() -> None:
     assert r.exit_code == 1, r.output
     assert "hints are off when two or more people play at this table" in r.output
     assert "thinking" not in r.output
+
+
+@pytest.mark.parametrize(
+    ("args", "networked"),
+    [(["play"], False), (["host", "--players", "2"], True)],
+)
+def test_only_zoo_play_tells_the_front_end_its_other_seats_are_its_own_bots(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], networked: bool
+) -> None:
+    seen: list[bool] = []
+
+    def fake_run_human(plain: bool, console: Console, start: Any, **kw: bool) -> int:
+        seen.append(kw.get("networked", True))
+        return 0
+
+    monkeypatch.setattr("zoo_p2p.cli.netcmds.run_human", fake_run_human)
+    r = CliRunner().invoke(app, [*args, "--plain"])
+    assert r.exit_code == 0, r.output
+    assert seen == [networked]

@@ -161,3 +161,25 @@ def test_a_hot_seat_of_two_people_says_why_hints_are_off() -> None:
     )
     text = refused(table)
     assert "hints are off when two or more people play at this table" in text
+
+
+def test_zoo_play_in_the_app_offers_hints_against_its_own_bots() -> None:
+    """`zoo play` runs over loopback, but every other seat is a bot it started: hints are on."""
+    st = LocalTable(
+        teams=[Team.YELLOW, Team.BLUE], names=["a", "b"], human={0}, bots={}, seed=5
+    ).state
+    snap = Snapshot(st, ["you", "greedy bot 1"], st.to_move, False, None, None, None)
+    table = NetTable(cast(Any, _Lines()), snap, networked=False)
+
+    async def run() -> None:
+        app = ZooApp(table=table, glyphs=UTF8)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("x")
+            await asyncio.wait_for(app.workers.wait_for_complete(), WAIT)
+            await pilot.pause()
+            found = HINT_LINE.search(screen_text(app))
+            assert found is not None, screen_text(app)
+            assert parse_move(found.group(1)) in st.legal_moves()
+            await pilot.press("q", "q")
+
+    asyncio.run(run())
