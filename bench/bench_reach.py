@@ -31,27 +31,7 @@ from zoo_p2p.net.invite import Invite
 
 
 def _host(p: NsProcs, ns: str, *extra: str) -> tuple[object, str]:
-    inv = p.tmp / "host.invite"
-    inv.unlink(missing_ok=True)
-    (p.tmp / "host.zoolog").unlink(missing_ok=True)
-    host = p.zoo_in(
-        ns,
-        "host",
-        "--players",
-        "2",
-        "--bot",
-        "greedy",
-        "--log",
-        str(p.tmp / "host.zoolog"),
-        "--invite-file",
-        str(inv),
-        "--give-up",
-        "15",
-        "--quiet",
-        *extra,
-        name="host",
-    )
-    return host, p.invite_of(host, inv, "host")
+    return p.host_in(ns, "--quiet", *extra, give_up=15)
 
 
 def _join(p: NsProcs, ns: str, invite: str | None, give_up: float) -> tuple[bool, float]:

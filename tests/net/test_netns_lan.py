@@ -17,26 +17,7 @@ JOIN_IP, JOIN_IP6 = "10.231.0.2", "fd00:231::2"
 
 
 def _host(p: NsProcs, ns: str, *extra: str, players: int = 2) -> tuple[object, str]:
-    inv = p.tmp / "host.invite"
-    host = p.zoo_in(
-        ns,
-        "host",
-        "--players",
-        str(players),
-        "--bot",
-        "greedy",
-        "--name",
-        "alice",
-        "--log",
-        str(p.tmp / "host.zoolog"),
-        "--invite-file",
-        str(inv),
-        "--give-up",
-        "30",
-        *extra,
-        name="host",
-    )
-    return host, p.invite_of(host, inv, "host")
+    return p.host_in(ns, "--name", "alice", *extra, players=players)
 
 
 def test_lan_discovery_then_a_bot_game(tmp_path: Path) -> None:

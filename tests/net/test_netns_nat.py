@@ -87,26 +87,7 @@ def _router(net: Lab, *, daemon: bool, allow: bool = True) -> tuple[str, str, st
 
 
 def _host(p: NsProcs, ns: str, *extra: str) -> tuple[object, str]:
-    inv = p.tmp / "host.invite"
-    host = p.zoo_in(
-        ns,
-        "host",
-        "--players",
-        "2",
-        "--bot",
-        "greedy",
-        "--upnp",
-        "--no-announce",
-        "--log",
-        str(p.tmp / "host.zoolog"),
-        "--invite-file",
-        str(inv),
-        "--give-up",
-        "30",
-        *extra,
-        name="host",
-    )
-    return host, p.invite_of(host, inv, "host")
+    return p.host_in(ns, "--upnp", "--no-announce", *extra)
 
 
 def test_upnp_mapping_lets_an_outside_joiner_in(tmp_path: Path) -> None:
@@ -191,3 +172,59 @@ def test_the_lease_is_renewed_and_the_mapping_removed(tmp_path: Path) -> None:
         assert "renewals 0" not in out and "removed True" in out, out
         after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
         assert "40777" not in after, after
+
+
+def _mesh_game(tmp_path: Path, *, upnp: bool) -> tuple[str, str]:
+    """Host and joiner B on the "internet", joiner A at "home" behind the router (maybe with
+    --upnp): a 3-seat bot game; returns what A printed and B's standard output."""
+    with lab(tmp_path) as net:
+        home, router, inet = _router(net, daemon=True)
+        p = NsProcs(tmp_path)
+        try:
+            host, invite = p.host_in(inet, "--no-announce", players=3)
+            common = ("--delay", "0.15", "--give-up", "30", "-v")
+            a = p.zoo_in(
+                home,
+                "bot",
+                invite,
+                "--log",
+                str(tmp_path / "a.zoolog"),
+                *common,
+                *(("--upnp",) if upnp else ()),
+                name="a",
+            )
+            b_log = str(tmp_path / "b.zoolog")
+            b = p.zoo_in(inet, "bot", invite, "--log", b_log, *common, name="b")
+            for proc, name in ((a, "a"), (b, "b"), (host, "host")):
+                assert p.wait(proc, name, 90) == 0, p.text(name) + p.text("host")
+            assert p.log("a") == p.log("b") == p.log("host")
+            assert audit_file(tmp_path / "host.zoolog").ok  # type: ignore[attr-defined]
+            after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
+            assert "dnat" not in after, f"mapping left on the router:\n{after}"
+            return p.text("a"), (tmp_path / "b.out").read_text()
+        finally:
+            p.close()
+
+
+def test_a_joiner_behind_nat_maps_its_direct_link_port(tmp_path: Path) -> None:
+    """B (outside) hears A (at home, --upnp) directly at the router's mapped endpoint."""
+    a_out, b_out = _mesh_game(tmp_path, upnp=True)
+    assert "Traceback" not in a_out + b_out
+    assert f"direct links: our card says tcp://{HOME_IP}:" in a_out, a_out
+    assert f"tcp://{ROUTER_WAN}:" in a_out, a_out  # the mapped endpoint is in A's card
+    assert f"at tcp://{ROUTER_WAN}:" in _links(b_out), b_out
+
+
+def test_without_upnp_the_outside_joiner_hears_home_only_through_the_host(
+    tmp_path: Path,
+) -> None:
+    a_out, b_out = _mesh_game(tmp_path, upnp=False)
+    assert f"tcp://{ROUTER_WAN}:" not in a_out + b_out, a_out
+    assert "none (host only)" in _links(b_out), b_out
+
+
+def _links(out: str) -> str:
+    """The end-of-game line that says which seats were heard directly."""
+    lines = [x for x in out.splitlines() if x.startswith("direct links: ")]
+    assert len(lines) == 1, out
+    return lines[0]

@@ -372,7 +372,7 @@ def say_links(console: Console, link: Any) -> None:
         for seat, via in mesh.links().items()
     ]
     if parts:
-        console.print(Text("direct links: " + "; ".join(parts), style="dim"))
+        console.print(Text("direct links: " + "; ".join(parts), style="dim"), soft_wrap=True)
 
 
 # ----- the host's side, in one place ----------------------------------------------------------

@@ -904,6 +904,8 @@ class Mesh:
             del self._asked[(seat, seq)]
             if p is None or p.head is None or p.head[0] < seq or ("held", seat) in self._named:
                 continue
+            if not self.hears(seat, self.seat, now):
+                continue  # it does not hear our `get` (no direct link our way, e.g. behind NAT)
             self._named.add(("held", seat))
             what = self._what(seq) if seq < held else f"entry {seq}"
             self.owner.mesh_notice(
