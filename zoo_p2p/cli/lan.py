@@ -346,17 +346,17 @@ def _map_host_mesh(console: Console, host: Any, mapper: PortMapper) -> None:
 
 def map_mesh_port(console: Console, joiner: Any, invite: Invite) -> Any:
     """`zoo join --upnp`: pick our direct-link port now and ask the router to forward it in the
-    background (joining never waits for it); the card waits for the answer, within its bound.
-    Returns the mapping, to close at the end."""
+    background (joining never waits for it); our card gains the mapped endpoint when the router
+    answers (within the mapper's bound). Returns the mapping, to close at the end."""
     from zoo_p2p.net.mesh import free_port
-    from zoo_p2p.net.portmap import BackgroundMapping
+    from zoo_p2p.net.portmap import JOIN_DISCOVER_MS, BackgroundMapping
 
     v6 = all(":" in h for h, _ in invite.addresses)
     port = free_port("::" if v6 else "0.0.0.0")
     console.print(
         Text(f"asking the router to forward our direct-link port {port} (UPnP, in the background)…")
     )
-    mapping = BackgroundMapping(port)
+    mapping = BackgroundMapping(port, discover_ms=JOIN_DISCOVER_MS)
     joiner.mesh_port = port
     joiner.mesh_more = mapping
     return mapping

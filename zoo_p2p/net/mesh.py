@@ -412,8 +412,8 @@ class Mesh:
             self.pub.setsockopt(zmq.IPV6, 1)
         self.port = self._bind(binds, port)
         self._skey = z85.decode(spub)
-        self.card: Card | None = None  # ours, once made (it waits for `more` to be ready)
-        self.card_msg: bytes | None = None
+        self.card: Card | None = None  # ours (made again when `more` is ready)
+        self.card_msg = b""
         self.cards: dict[int, bytes] = {}  # seat -> card message (ours too)
         self.peers: dict[int, _Peer] = {}
         self._by_sub: dict[Any, int] = {}
@@ -430,8 +430,8 @@ class Mesh:
         self.direct_new = 0  # entries that reached our log first over a direct link
         self._greet = False  # publish every card we know at the next tick
         self.started = time.monotonic()
-        if more is None or more.ready():
-            self._make_card()
+        self._more_done = False  # `more` was ready and taken into our card
+        self._make_card()
 
     def _bind(self, binds: list[str], port: int) -> int:
         """Bind our publisher on every address of `binds` with one port (`port`, or a random
@@ -454,10 +454,12 @@ class Mesh:
 
     def _make_card(self) -> None:
         """Sign our card over every endpoint we can be reached at (at most MAX_EPS; the
-        advertised addresses first, then the mapped ones) and send it to the host."""
+        advertised addresses first, then the mapped ones once ready) and send it to the host.
+        A card made again adds endpoints only, so it replaces the first everywhere (§10.2)."""
         eps: list[str] = []
         pairs = [(h, self.port) for h in self._advertise]
-        if self._more is not None:
+        if self._more is not None and self._more.ready():
+            self._more_done = True
             pairs += self._more.endpoints()
             for line in self._more.note():
                 self.owner.mesh_notice(line)
@@ -472,6 +474,8 @@ class Mesh:
         if not eps:  # pragma: no cover - our own address is always one
             eps = [f"tcp://127.0.0.1:{self.port}"]
         card = Card(self.seat, eps[0], self._skey, tuple(eps[1:]))
+        if card == self.card:
+            return
         sig = self.owner.key.sign(
             card_signed_bytes(self.game_id, self.seat, card.wire_ep(), self._skey)
         )
@@ -581,8 +585,10 @@ class Mesh:
             log.warning("dropped a card for %s with a bad signature", self.name(seat))
             return
         old = self.peers.get(seat)
-        if old is not None and old.card == card:
-            return
+        if old is not None and old.card.skey == card.skey:
+            if set(card.endpoints) > set(old.card.endpoints):
+                self._grown(old, card, msg["sig"])  # it learned another address of its own
+            return  # the same card, or an older one (a replay takes no endpoint away)
         if old is not None:  # that seat restarted: new key, new endpoint
             self._close_sub(old)
         # one SUB per signed endpoint, in a race: the first to hear from the seat's publisher
@@ -604,6 +610,24 @@ class Mesh:
         self.owner.mesh_tunnel(self.cards[seat], None)  # the host passes cards on; joiners no-op
         self._greet = True  # gossip the new card on our publisher too
         log.info("linking directly to %s at %s", self.name(seat), shown(", ".join(card.endpoints)))
+
+    def _grown(self, p: _Peer, card: Card, sig: bytes) -> None:
+        """A seat's card with more endpoints under the same key: keep the link we have, or
+        add the new endpoints to the race if none has completed yet."""
+        seat = card.seat
+        if p.sub is None:
+            for ep in card.endpoints:
+                if ep not in p.subs:
+                    sub = self._subscribe(seat, ep, card.skey)
+                    if sub is not None:
+                        p.subs[ep] = sub
+                        self._by_sub[sub] = seat
+                        self.owner.poller.register(sub, zmq.POLLIN)
+        p.card = card
+        self.cards[seat] = pack("card", seat=seat, ep=card.wire_ep(), skey=card.skey, sig=sig)
+        self.owner.mesh_tunnel(self.cards[seat], None)
+        self._greet = True
+        log.info("%s is also at %s", self.name(seat), shown(", ".join(card.endpoints)))
 
     def _subscribe(self, seat: int, ep: str, skey: bytes) -> zmq.Socket[bytes] | None:
         sub = self.ctx.socket(zmq.SUB)
@@ -880,8 +904,8 @@ class Mesh:
     # ----- periodic --------------------------------------------------------------------------
     def tick(self, now: float) -> None:
         """Heads and cards on every direct link; name who holds entries back."""
-        if self.card_msg is None and (self._more is None or self._more.ready()):
-            self._make_card()
+        if not self._more_done and self._more is not None and self._more.ready():
+            self._make_card()  # the router answered: our card again, with the mapped endpoint
         if now - self._last_heads >= HEAD_EVERY:
             self._last_heads = now
             head = pack("head", h=list(self._head()), up=self._up(now))
@@ -891,8 +915,7 @@ class Mesh:
                     self.publish(card)
             self.publish(head)
             self.owner.mesh_tunnel(head, None)
-            if self.card_msg is not None:  # the host may not have it (a restart)
-                self.owner.mesh_tunnel(self.card_msg, None)
+            self.owner.mesh_tunnel(self.card_msg, None)  # the host may not have it (a restart)
         self._name_holders(now)
 
     def _name_holders(self, now: float) -> None:

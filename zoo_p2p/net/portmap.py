@@ -25,7 +25,8 @@ from zoo_p2p.errors import ZooError
 log = logging.getLogger("zoo_p2p.net.portmap")
 
 LEASE = 3600  # seconds asked for; renewed at half-life
-DISCOVER_MS = 2000  # how long SSDP discovery listens for routers
+DISCOVER_MS = 2000  # how long SSDP discovery listens for routers (per kind of device)
+JOIN_DISCOVER_MS = 1000  # the same for a joiner's direct-link port (it costs no one a wait)
 OPEN_TIMEOUT = 10.0  # the whole of open() is abandoned after this long
 DESCRIPTION = "zoo-p2p game"
 
@@ -137,13 +138,14 @@ class PortMapper:
             raise MappingError("miniupnpc is not installed") from None
         u = miniupnpc.UPnP()
         u.discoverdelay = self.discover_ms
+        t0 = time.monotonic()
         try:
-            n = u.discover()
+            n = u.discover()  # one wait of discover_ms per kind of device it asks for
         except Exception:  # miniupnpc raises when nothing answered ("Success" errno text)
             n = 0
         if not n:
             raise MappingError(
-                f"no UPnP router answered within {self.discover_ms / 1000:.0f} s "
+                f"no UPnP router answered within {time.monotonic() - t0:.0f} s "
                 "(UPnP is off on the router, or there is no router)"
             )
         try:
