@@ -88,12 +88,12 @@ def test_the_first_endpoint_that_completes_is_kept_and_read_once() -> None:
     decoy.curve_secretkey, decoy.curve_publickey, decoy.curve_server = dsec, dpub, True
     dport = decoy.bind_to_random_port("tcp://127.0.0.1")
     a = mesh.Mesh(
-        oa,  # type: ignore[arg-type]
+        oa,
         bind=["127.0.0.1", "127.0.0.2"],
         advertise=["127.0.0.1", "127.0.0.2"],
         more=mesh.FixedEndpoints((("127.0.0.1", dport), ("127.0.0.1", _dead_port()))),
     )
-    b = Counting(ob, bind="127.0.0.1", advertise="127.0.0.1")  # type: ignore[arg-type]
+    b = Counting(ob, bind="127.0.0.1", advertise="127.0.0.1")
     try:
         assert a.card is not None and len(a.card.endpoints) == 4  # two live, a decoy, a dead one
         assert oa.tunnelled[0] == a.card_msg
@@ -142,7 +142,7 @@ class Later:
 def test_the_card_grows_when_the_mapping_is_ready_and_says_once_why_there_is_none() -> None:
     (oa, _) = _owners()
     later = Later()
-    a = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.1", more=later)  # type: ignore[arg-type]
+    a = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.1", more=later)
     try:
         first = a.card_msg
         assert a.card is not None and a.card.endpoints == (f"tcp://127.0.0.1:{a.port}",)
@@ -162,8 +162,8 @@ def test_a_card_that_grows_joins_the_race_and_a_replay_of_the_old_one_is_ignored
     oa, ob = _owners()
     later = Later()
     # A advertises an address it does not listen on; only the mapping reaches it
-    a = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.3", more=later)  # type: ignore[arg-type]
-    b = mesh.Mesh(ob, bind="127.0.0.1", advertise="127.0.0.1")  # type: ignore[arg-type]
+    a = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.3", more=later)
+    b = mesh.Mesh(ob, bind="127.0.0.1", advertise="127.0.0.1")
     try:
         small = a.card_msg
         b.on_tunnel(0, small)
@@ -187,13 +187,13 @@ def test_a_mapped_endpoint_joins_the_card_and_a_taken_port_drops_it() -> None:
     (oa, _) = _owners()
     later = Later()
     later.done, later.eps = True, [("11.88.2.1", 40123)]
-    a = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.1", more=later)  # type: ignore[arg-type]
+    a = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.1", more=later)
     try:
         assert a.card is not None
         assert a.card.endpoints == (f"tcp://127.0.0.1:{a.port}", "tcp://11.88.2.1:40123")
         # the port the router forwards is taken: listening elsewhere, the mapping is useless
         busy = mesh.Mesh(
-            oa,  # type: ignore[arg-type]
+            oa,
             bind="127.0.0.1",
             advertise="127.0.0.1",
             port=a.port,

@@ -4,6 +4,7 @@ says so within a bounded time."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,7 +17,9 @@ HOST_IP, HOST_IP6 = "10.231.0.1", "fd00:231::1"
 JOIN_IP, JOIN_IP6 = "10.231.0.2", "fd00:231::2"
 
 
-def _host(p: NsProcs, ns: str, *extra: str, players: int = 2) -> tuple[object, str]:
+def _host(
+    p: NsProcs, ns: str, *extra: str, players: int = 2
+) -> tuple[subprocess.Popen[bytes], str]:
     return p.host_in(ns, "--name", "alice", *extra, players=players)
 
 

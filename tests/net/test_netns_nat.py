@@ -10,6 +10,7 @@ which have no link and no route to anything else, so no packet can leave them.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -86,7 +87,7 @@ def _router(net: Lab, *, daemon: bool, allow: bool = True) -> tuple[str, str, st
     return home, router, inet
 
 
-def _host(p: NsProcs, ns: str, *extra: str) -> tuple[object, str]:
+def _host(p: NsProcs, ns: str, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
     return p.host_in(ns, "--upnp", "--no-announce", *extra)
 
 
@@ -140,7 +141,7 @@ def _advice_within_bound(tmp_path: Path, *, daemon: bool, why: str) -> None:
             assert "ssh -N -R" in out and f"{HOME_IP}:" in out, out
             assert "Traceback" not in out
             assert took < 15, took
-            assert host.poll() is None  # type: ignore[attr-defined]  # still hosting for the LAN
+            assert host.poll() is None  # still hosting for the LAN
         finally:
             p.close()
 
