@@ -39,9 +39,10 @@ def tui_entry(name: str) -> Callable[..., int] | None:
     return fn if callable(fn) else None
 
 
-def run_human(plain: bool, console: Console, start: Start) -> int:
+def run_human(plain: bool, console: Console, start: Start, *, networked: bool = True) -> int:
     """Run `start` with the person at this terminal as the driver: the full-screen app when
-    there is one and a terminal, else the plain line mode.
+    there is one and a terminal, else the plain line mode. `networked`: other people play over
+    the network (no expert hints); False for `zoo play`, whose other seats are its own bots.
 
     The app (``zoo_p2p.tui.run.run_network(start)``) runs `start(driver, console)` in a worker
     thread with its own driver and a console that writes into its message area.
@@ -49,13 +50,13 @@ def run_human(plain: bool, console: Console, start: Start) -> int:
     if not use_plain(plain):
         run_network = tui_entry("run_network")
         if run_network is not None:
-            code: int = run_network(start)
+            code: int = run_network(start, networked=networked)
             return code
     import logging
 
     from zoo_p2p.cli.plain import PlainDriver, SayHandler
 
-    driver = PlainDriver(console)
+    driver = PlainDriver(console, networked=networked)
     if sys.stderr.isatty() and sys.stdout.isatty():  # one terminal: logs go through the driver
         root = logging.getLogger()
         for h in list(root.handlers):
@@ -481,7 +482,8 @@ def play_command(
             bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
         )
 
-    exit_with(lambda: run_human(plain, console, start))
+    # every other seat is a bot this command starts: the person may ask the expert for hints
+    exit_with(lambda: run_human(plain, console, start, networked=False))
 
 
 def register(app: typer.Typer) -> None:

@@ -46,6 +46,7 @@ class ZooApp(App[int]):
         analyse: tuple[int, int] | None = None,
         glyphs: Glyphs | None = None,
         pick: Any = None,
+        networked: bool = True,
     ) -> None:
         # NO_COLOR: strip colours outright (Textual's NoColor filter) rather than turn them into
         # greys, which hide red figures on grey; marks stay as brackets, bold, reverse, underline
@@ -54,6 +55,7 @@ class ZooApp(App[int]):
         self.table = table
         self.replay_data = replay
         self.network = network
+        self.networked = networked  # False: the network game's other seats are our own bots
         self.pick = pick  # zoo_p2p.tui.pick.Pick: games to choose from before the network runs
         self.picked: str | None = None
         self.glyphs = glyphs or terminal_glyphs()
@@ -208,7 +210,7 @@ class ZooApp(App[int]):
         if snap.state is None or self.table is not None:
             return
         self.started_at = len(self.runner_lines)
-        self.table = NetTable(self.net_driver, snap)
+        self.table = NetTable(self.net_driver, snap, networked=self.networked)
         self.table.presence = self.last_presence
         if self.last_seats is not None:
             self.table.seat_notes, self.table.awaiting = self.last_seats

@@ -76,13 +76,15 @@ def run_local(
     )
 
 
-def run_network(start: Callable[[Driver, Console], int]) -> int:
+def run_network(start: Callable[[Driver, Console], int], *, networked: bool = True) -> int:
     """A network game on the full screen: ``start(driver, console)`` (the CLI's runner, which
     runs the peer's loop) goes to a worker thread with the app's driver and a console whose lines
-    land in the app's message area; the exit code is the runner's (130 after Ctrl-C)."""
+    land in the app's message area; the exit code is the runner's (130 after Ctrl-C).
+    ``networked=False``: every other seat is a bot this command started (``zoo play``), so the
+    expert's hints are offered."""
     from zoo_p2p.tui.app import ZooApp
 
-    app = ZooApp(network=start)
+    app = ZooApp(network=start, networked=networked)
     code = app.run()
     out = Console(highlight=False)
     for line in app.runner_lines[app.started_at :]:  # how it ended: scores, log, audit, resume
