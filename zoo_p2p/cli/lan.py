@@ -320,6 +320,62 @@ def map_port(
     return pm, (m.external_ip, m.external_port)
 
 
+def _map_host_mesh(console: Console, host: Any, mapper: PortMapper) -> None:
+    """The host's direct-link publisher gets a port of its own: map it on the same router, so
+    the host's card carries the external endpoint too (TRANSPORT.md §10.2)."""
+    from zoo_p2p.net.mesh import FixedEndpoints, free_port
+    from zoo_p2p.net.portmap import MappingError
+
+    try:
+        port = free_port("0.0.0.0")
+        m = mapper.add(port)
+    except (OSError, MappingError) as exc:
+        console.print(
+            Text(
+                f"could not map a port for the direct links: {shown(str(exc), 200)}; the "
+                "other players will hear you only over the game port",
+                style="yellow",
+            )
+        )
+        return
+    host.mesh_port = port
+    host.mesh_more = FixedEndpoints(((m.external_ip, m.external_port),))
+    console.print(
+        Text(f"router forwards {m.external_ip}:{m.external_port} to our direct links ({port})")
+    )
+
+
+def map_mesh_port(console: Console, joiner: Any, invite: Invite) -> Any:
+    """`zoo join --upnp`: pick our direct-link port now and ask the router to forward it in the
+    background (joining never waits for it); our card gains the mapped endpoint when the router
+    answers (within the mapper's bound). Returns the mapping, to close at the end."""
+    from zoo_p2p.net.mesh import free_port
+    from zoo_p2p.net.portmap import JOIN_DISCOVER_MS, BackgroundMapping
+
+    v6 = all(":" in h for h, _ in invite.addresses)
+    port = free_port("::" if v6 else "0.0.0.0")
+    console.print(
+        Text(f"asking the router to forward our direct-link port {port} (UPnP, in the background)…")
+    )
+    mapping = BackgroundMapping(port, discover_ms=JOIN_DISCOVER_MS)
+    joiner.mesh_port = port
+    joiner.mesh_more = mapping
+    return mapping
+
+
+def say_links(console: Console, link: Any) -> None:
+    """One line: which seats we heard directly, and at which endpoint (TRANSPORT.md §10)."""
+    mesh = getattr(link, "mesh", None)
+    if mesh is None or link.session is None:
+        return
+    parts = [
+        f"{mesh.name(seat)} at {shown(via, 80)}" if via else f"{mesh.name(seat)}: none (host only)"
+        for seat, via in mesh.links().items()
+    ]
+    if parts:
+        console.print(Text("direct links: " + "; ".join(parts), style="dim"), soft_wrap=True)
+
+
 # ----- the host's side, in one place ----------------------------------------------------------
 class LanDriver:
     """Wraps a front-end driver: keeps the LAN advert's seat count current and withdraws the
@@ -405,6 +461,8 @@ def set_up_host(
         reach.mapper, mapped = map_port(console, port, plan.advertise)
         if mapped is not None and mapped not in addrs:
             addrs.append(mapped)
+        if reach.mapper is not None:
+            _map_host_mesh(console, host, reach.mapper)
     elif private_only(plan.advertise) and any(
         not ipaddress.ip_address(h).is_loopback for h in plan.advertise if _is_ip(h)
     ):

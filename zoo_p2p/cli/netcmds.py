@@ -285,6 +285,7 @@ def join_cmd(
     log: o.LogOpt = None,
     identity: o.Identity = None,
     give_up: o.GiveUp = None,
+    upnp: o.Upnp = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
@@ -307,6 +308,7 @@ def join_cmd(
                 driver=driver,
                 console=con,
                 ephemeral=False,
+                upnp=upnp,
             )
 
         return start
@@ -347,6 +349,7 @@ def bot_cmd(
     seed: o.Seed = None,
     delay: o.Delay = 0.0,
     give_up: o.GiveUp = None,
+    upnp: o.Upnp = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     stand_in: Annotated[bool, typer.Option("--stand-in", hidden=True)] = False,
@@ -369,6 +372,7 @@ def bot_cmd(
             console=console,
             ephemeral=True,
             stand_in=stand_in,
+            upnp=upnp,
         )
 
     exit_with(body)
