@@ -156,3 +156,27 @@ def test_only_zoo_play_tells_the_front_end_its_other_seats_are_its_own_bots(
     r = CliRunner().invoke(app, [*args, "--plain"])
     assert r.exit_code == 0, r.output
     assert seen == [networked]
+
+
+@pytest.mark.parametrize(
+    ("args", "hints"),
+    [(["play"], True), (["host", "--players", "2"], False), (["host", "--hints"], True)],
+)
+def test_the_genesis_allows_hints_for_zoo_play_and_zoo_host_hints_only(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], hints: bool
+) -> None:
+    """`zoo play` writes `hints: true` in its genesis (its other seats are its own bots), so a
+    `zoo resume` of it, a networked run, still offers hints; `zoo host` only with --hints."""
+    asked: list[bool] = []
+
+    def fake_host(**kw: Any) -> int:
+        asked.append(kw["hints"])
+        return 0
+
+    monkeypatch.setattr("zoo_p2p.cli.netcmds._host", fake_host)
+    monkeypatch.setattr(
+        "zoo_p2p.cli.netcmds.run_human", lambda plain, console, start, **kw: start(None, console)
+    )
+    r = CliRunner().invoke(app, [*args, "--plain"])
+    assert r.exit_code == 0, r.output
+    assert asked == [hints]
