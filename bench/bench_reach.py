@@ -19,11 +19,13 @@ been seated and the game has begun), Python start-up included. Prints `name: val
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -79,6 +81,18 @@ def _mesh_join(p: NsProcs, home: str, inet: str, upnp: bool) -> tuple[bool, floa
     return joined, took, direct
 
 
+@contextlib.contextmanager
+def _lab() -> Iterator[tuple[Lab, NsProcs]]:
+    """Namespaces and processes in a fresh directory, all gone at the end."""
+    with tempfile.TemporaryDirectory(prefix="zoo-reach-") as d:
+        net, p = Lab(Path(d)), NsProcs(Path(d))
+        try:
+            yield net, p
+        finally:
+            p.close()
+            net.close()
+
+
 def run(rounds: int) -> None:
     why = netns_missing()
     if why:
@@ -91,59 +105,38 @@ def run(rounds: int) -> None:
         rows.setdefault(name, []).append((ok, took))
 
     for _ in range(rounds):
-        with tempfile.TemporaryDirectory(prefix="zoo-reach-") as d:
-            tmp = Path(d)
-            net = Lab(tmp)
-            p = NsProcs(tmp)
-            try:
-                a, b = net.machine("a"), net.machine("b")
-                ia, ib = net.wire(a, "10.231.0.1/24", b, "10.231.0.2/24")
-                sh("ip", "addr", "add", "fd00:231::1/64", "dev", ia, "nodad", ns=a)
-                sh("ip", "addr", "add", "fd00:231::2/64", "dev", ib, "nodad", ns=b)
-                host, inv = _host(p, a, "--no-announce")
-                record("same host", *_join(p, a, inv, 10))
-                p.wait(host, "host")
-                host, inv = _host(p, a, "--no-announce")
-                record("same LAN, invite", *_join(p, b, inv, 10))
-                p.wait(host, "host")
-                host, inv = _host(p, a, "--no-announce")
-                v6 = Invite.parse(inv)
-                v6 = v6.with_addresses([x for x in v6.addresses if ":" in x[0]])
-                record("same LAN, IPv6 invite", *_join(p, b, str(v6), 10))
-                p.wait(host, "host")
-                host, inv = _host(p, a)
-                record("same LAN, discovered", *_join(p, b, None, 10))
-                p.wait(host, "host")
-            finally:
-                p.close()
-                net.close()
+        with _lab() as (net, p):
+            a, b = net.machine("a"), net.machine("b")
+            ia, ib = net.wire(a, "10.231.0.1/24", b, "10.231.0.2/24")
+            sh("ip", "addr", "add", "fd00:231::1/64", "dev", ia, "nodad", ns=a)
+            sh("ip", "addr", "add", "fd00:231::2/64", "dev", ib, "nodad", ns=b)
+            host, inv = _host(p, a, "--no-announce")
+            record("same host", *_join(p, a, inv, 10))
+            p.wait(host, "host")
+            host, inv = _host(p, a, "--no-announce")
+            record("same LAN, invite", *_join(p, b, inv, 10))
+            p.wait(host, "host")
+            host, inv = _host(p, a, "--no-announce")
+            v6 = Invite.parse(inv)
+            v6 = v6.with_addresses([x for x in v6.addresses if ":" in x[0]])
+            record("same LAN, IPv6 invite", *_join(p, b, str(v6), 10))
+            p.wait(host, "host")
+            host, inv = _host(p, a)
+            record("same LAN, discovered", *_join(p, b, None, 10))
+            p.wait(host, "host")
         for daemon in (True, False):
-            with tempfile.TemporaryDirectory(prefix="zoo-reach-") as d:
-                tmp = Path(d)
-                net = Lab(tmp)
-                p = NsProcs(tmp)
-                try:
-                    home, _, inet = _router(net, daemon=daemon)
-                    host, inv = _host(p, home, "--upnp", "--no-announce")
-                    name = "NAT + UPnP" if daemon else "NAT, no UPnP"
-                    record(name, *_join(p, inet, inv, 5))
-                finally:
-                    p.close()
-                    net.close()
+            with _lab() as (net, p):
+                home, _, inet = _router(net, daemon=daemon)
+                host, inv = _host(p, home, "--upnp", "--no-announce")
+                name = "NAT + UPnP" if daemon else "NAT, no UPnP"
+                record(name, *_join(p, inet, inv, 5))
         for upnp in (True, False):
-            with tempfile.TemporaryDirectory(prefix="zoo-reach-") as d:
-                tmp = Path(d)
-                net = Lab(tmp)
-                p = NsProcs(tmp)
-                try:
-                    home, _, inet = _router(net, daemon=True)
-                    joined, took, direct = _mesh_join(p, home, inet, upnp)
-                    name = f"joiner behind NAT{' with' if upnp else ', no'} --upnp"
-                    record(name, joined, took)
-                    links.setdefault(name, []).append(direct)
-                finally:
-                    p.close()
-                    net.close()
+            with _lab() as (net, p):
+                home, _, inet = _router(net, daemon=True)
+                joined, took, direct = _mesh_join(p, home, inet, upnp)
+                name = f"joiner behind NAT{' with' if upnp else ', no'} --upnp"
+                record(name, joined, took)
+                links.setdefault(name, []).append(direct)
     for name, results in rows.items():
         ok = [t for good, t in results if good]
         key = name.replace(",", "")
