@@ -8,6 +8,7 @@ import ipaddress
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from zoo_p2p.net.discovery import Advert, Announcer
     from zoo_p2p.net.invite import Invite
     from zoo_p2p.net.portmap import PortMapper
+    from zoo_p2p.tui.pick import Found
 
 WILDCARDS = ("0.0.0.0", "*", "::", "[::]")
 AUTO = "auto"  # what the .net sidecar keeps for "no --bind": every reachable address
@@ -183,29 +185,28 @@ def pick_game(console: Console, seconds: float, *, interactive: bool | None = No
     return chosen.invite
 
 
-def browse_games(console: Console, seconds: float) -> tuple[list[Advert], str]:
-    """Browse the LAN for `seconds` for the full-screen picker: the games found and a note on
-    how it went (why nothing was found, adverts dropped)."""
-    from zoo_p2p.net.discovery import DiscoveryError, browse
+def lan_source(report: Callable[[Found], None]) -> Callable[[], None]:
+    """The full-screen picker's browse: `zoo_p2p.net.discovery.LiveBrowse` in its own threads,
+    each change handed to `report` as plain records (`zoo_p2p.tui.pick.Found`); returns the
+    bounded stop (about 1 s at worst)."""
+    from zoo_p2p.net.discovery import BrowseState, LiveBrowse
+    from zoo_p2p.tui.pick import Found, LanGame
 
-    console.print(Text(f"looking for games on the local network ({seconds:g} s)…"))
-    t0 = time.monotonic()
-    try:
-        found = browse(seconds)
-    except DiscoveryError as exc:
-        return [], f"cannot look for games here: {exc}. Ask the host for the invite (p)."
-    notes: list[str] = []
-    if not found.games:
-        why = (
-            f"mDNS multicast is blocked here: {found.trouble}"
-            if found.trouble
-            else "is the host on this network? mDNS multicast may be blocked here"
+    def tell(state: BrowseState) -> None:
+        games = tuple(
+            LanGame(
+                name=a.name,
+                fingerprint=a.fingerprint,
+                taken=a.taken,
+                seats=a.seats,
+                variant=a.variant,
+                invite=str(a.invite),
+            )
+            for a in state.games
         )
-        notes.append(f"nothing within {time.monotonic() - t0:.0f} s ({why}).")
-        notes.append("Ask the host for the invite and paste it.")
-    if found.dropped:
-        notes.append(f"({found.dropped} malformed advert(s) ignored)")
-    return list(found.games), " ".join(notes)
+        report(Found(games, state.dropped, state.trouble, state.error))
+
+    return LiveBrowse(tell).start().close
 
 
 def invite_problem(text: str) -> str | None:
@@ -383,6 +384,7 @@ class LanDriver:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.announcer: Announcer | None = None
+        self.unannouncing: threading.Thread | None = None  # the advert being withdrawn
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -398,7 +400,10 @@ class LanDriver:
         """The table is full: nobody else can join, so stop advertising (in the background)."""
         if self.announcer is not None:
             ann, self.announcer = self.announcer, None
-            threading.Thread(target=ann.close, name="zoo-unannounce", daemon=True).start()
+            self.unannouncing = threading.Thread(
+                target=ann.close, name="zoo-unannounce", daemon=True
+            )
+            self.unannouncing.start()
         self.inner.on_started(*args, **kw)
 
 
@@ -415,6 +420,9 @@ class Reach:
         if self.driver is not None and self.driver.announcer is not None:
             self.driver.announcer.close()
             self.driver.announcer = None
+        if self.driver is not None and self.driver.unannouncing is not None:
+            self.driver.unannouncing.join(5)  # a short game: let the goodbye go out (bounded)
+            self.driver.unannouncing = None
         if self.mapper is not None:
             self.mapper.close()
             self.mapper = None

@@ -323,23 +323,11 @@ def join_cmd(
 def pick_and_join(
     console: Console, pick: Callable[..., int], start_with: Callable[[str | None], Start]
 ) -> int:
-    """Browse the LAN here, then let the app list the games; the one picked is joined."""
+    """The app lists the games on the LAN live (browsed in the background); the one picked is
+    joined."""
     from zoo_p2p.cli import lan
-    from zoo_p2p.tui.pick import LanGame
 
-    adverts, note = lan.browse_games(console, lan.BROWSE_SECONDS)
-    games = [
-        LanGame(
-            name=a.name,
-            fingerprint=a.fingerprint,
-            taken=a.taken,
-            seats=a.seats,
-            variant=a.variant,
-            invite=str(a.invite),
-        )
-        for a in adverts
-    ]
-    code: int = pick(games, start_with, note=note, check=lan.invite_problem)
+    code: int = pick(lan.lan_source, start_with, check=lan.invite_problem)
     return code
 
 

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from zoo_p2p.driver import Driver
 from zoo_p2p.rules import Team, Variant
-from zoo_p2p.tui.pick import LanGame, Pick
+from zoo_p2p.tui.pick import Pick, Source
 from zoo_p2p.tui.table import LocalTable
 
 
@@ -93,18 +93,18 @@ def run_network(start: Callable[[Driver, Console], int], *, networked: bool = Tr
 
 
 def run_join_picked(
-    games: list[LanGame],
+    source: Source,
     start: Callable[[str], Callable[[Driver, Console], int]],
     *,
-    note: str = "",
     check: Callable[[str], str | None] | None = None,
 ) -> int:
-    """``zoo join`` with no invite on the full screen: the games the CLI found on the LAN are
-    listed (or none, with ``note``); the one picked, or an invite pasted (``check`` says what is
-    wrong with it), runs ``start(invite)`` as a network game. Exit code 1 when nothing is picked."""
+    """``zoo join`` with no invite on the full screen: the games on the LAN are listed live as
+    ``source`` (a browse in the background, see `zoo_p2p.tui.pick`) reports them; the one
+    picked, or an invite pasted (``check`` says what is wrong with it), runs ``start(invite)``
+    as a network game. Exit code 1 when nothing is picked, 130 after Ctrl-C."""
     from zoo_p2p.tui.app import ZooApp
 
-    app = ZooApp(pick=Pick(games=games, start=start, note=note, check=check))
+    app = ZooApp(pick=Pick(source=source, start=start, check=check))
     code = app.run()
     out = Console(highlight=False)
     for line in app.runner_lines[app.started_at :]:
