@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 from zoo_p2p.driver import Driver
 from zoo_p2p.tui.app import ZooApp
 from zoo_p2p.tui.capture import screen_text
-from zoo_p2p.tui.facts import UTF8
+from zoo_p2p.tui.facts import ASCII, UTF8, Glyphs
 from zoo_p2p.tui.lobby import LobbyScreen
 from zoo_p2p.tui.pick import Found, LanGame, Pick, PickScreen, Report
 
@@ -66,6 +66,7 @@ def picking(
     lan: FakeLan,
     steps: Step,
     check: Callable[[str], str | None] | None = None,
+    glyphs: Glyphs = UTF8,
 ) -> tuple[str | None, int | None]:
     """Open the app on `lan`, run `steps`; the invite whose join was started, the exit code.
     A pick must lead on to the lobby with that invite's join running."""
@@ -84,7 +85,7 @@ def picking(
 
     async def run() -> int | None:
         pick = Pick(source=lan, start=start_with, check=check, clock=clock)
-        app = ZooApp(pick=pick, glyphs=UTF8)
+        app = ZooApp(pick=pick, glyphs=glyphs)
         async with app.run_test(size=(110, 30)) as pilot:
             await pilot.pause()
             assert isinstance(app.screen, PickScreen)
@@ -192,7 +193,7 @@ def test_nothing_after_the_bound_says_so_and_takes_a_pasted_invite() -> None:
         seen.append(screen_text(app))
         clock.now += 5
         assert isinstance(app.screen, PickScreen)
-        app.screen.show_state()  # what the screen's half-second timer does
+        app.screen.show_state()  # what the screen's timer does (4 times a second)
         await settle(pilot)
         seen.append(screen_text(app))
         await pilot.press("r")  # the empty invite box has the focus: r still searches again
@@ -297,3 +298,32 @@ def test_a_click_joins_the_game_clicked() -> None:
 
     picked, _ = picking(FakeLan(HOSTILE, PLAIN), steps)
     assert picked == "zoo://bob"
+
+
+def test_a_flood_is_cut_at_32_rows_and_control_characters_never_reach_the_screen() -> None:
+    seen: list[str] = []
+    evil = LanGame("\x1b]0;pwned\x07\x1b[2Jx", "EVIL-EVIL-EVIL-EVIL", 1, 2, "standard", "zoo://e")
+    flood = [dataclasses.replace(PLAIN, name=f"g{i}", invite=f"zoo://g{i}") for i in range(40)]
+
+    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+        lan.tell(evil, *flood)
+        await settle(pilot)
+        assert isinstance(app.screen, PickScreen)
+        seen.append(screen_text(app))
+        assert len(app.screen.games) == 32
+        await pilot.press("q")
+
+    picking(FakeLan(), steps)
+    assert "\x1b" not in seen[0] and "\x07" not in seen[0] and "pwned" in seen[0]
+    assert "32 found" in seen[0]
+
+
+def test_ascii_terminals_get_ascii() -> None:
+    seen: list[str] = []
+
+    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+        seen.append(screen_text(app))
+        await pilot.press("q")
+
+    picking(FakeLan(), steps, glyphs=ASCII)
+    assert "| searching the LAN... 0 found (0 s)" in seen[0] and "up/down Enter join" in seen[0]

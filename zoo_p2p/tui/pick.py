@@ -166,16 +166,16 @@ class PickScreen(Screen[str | None]):
             max_length=INVITE_MAX,
         )
         yield Static(id="pick-error", markup=False)
-        yield Static(
-            Text("↑↓ Enter join   p paste an invite   r search again   q leave", style="dim"),
-            id="keys",
-        )
+        yield Static(id="keys", markup=False)
 
     def on_mount(self) -> None:
+        arrows = "up/down" if self.ascii else "↑↓"
+        keys = f"{arrows} Enter join   p paste an invite   r search again   q leave"
+        self.query_one("#keys", Static).update(Text(keys, style="dim"))
         self.query_one("#pick-invite", Input).display = False
         self.query_one("#pick-list", OptionList).focus()
         self.start_search()
-        self.set_interval(0.5, self.show_state)
+        self.set_interval(0.25, self.show_state)
 
     def on_unmount(self) -> None:
         self.stop_search()
@@ -219,6 +219,11 @@ class PickScreen(Screen[str | None]):
         return max(0.0, self.clock() - self.started)
 
     @property
+    def ascii(self) -> bool:
+        """The terminal cannot show UTF-8 (the app's glyphs are ASCII)."""
+        return bool(getattr(getattr(self.app, "glyphs", None), "ascii", False))
+
+    @property
     def search_over(self) -> bool:
         """The bound has passed (the browse still listens for games that come and go)."""
         return self.elapsed >= self.bound
@@ -247,7 +252,10 @@ class PickScreen(Screen[str | None]):
             head.append(shown(self.found.error, 300), style="bold yellow")
             head.append("\nPaste the invite instead (p).")
         elif not self.search_over:
-            head.append(f"searching the LAN… {n} found ({self.elapsed:.0f} s)", style="bold")
+            frames, dots = ("|/-\\", "...") if self.ascii else ("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏", "…")
+            spin = frames[int(self.elapsed * 4) % len(frames)]
+            head.append(f"{spin} searching the LAN{dots} {n} found ({self.elapsed:.0f} s)")
+            head.stylize("bold")
         elif n:
             head.append(f"{n} game(s) on the local network; pick one to join", style="bold")
             head.append("  (still listening; r searches again)", style="dim")
