@@ -18,7 +18,7 @@ from zoo_p2p.cli.render import describe_move, hint_text, render_board
 from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant
 
-PROMPT = "Your move (e.g. 5@C3, C3-C4; ? hints, b board, q quit): "
+PROMPT = "Your move (e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
 
 
 @dataclass

@@ -113,20 +113,33 @@ class NsProcs(Procs):
 
     def zoo_in(self, ns: str, *args: str, name: str) -> subprocess.Popen[bytes]:
         """Start `zoo ARGS` inside namespace `ns`."""
-        out = open(self.tmp / f"{name}.out", "wb")  # noqa: SIM115
-        err = open(self.tmp / f"{name}.err", "wb")  # noqa: SIM115
-        p = subprocess.Popen(
-            ["ip", "netns", "exec", ns, *ZOO, *args],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            env=self.env,
-            cwd=self.tmp,
+        return self.start(["ip", "netns", "exec", ns, *ZOO, *args], name=name)
+
+    def host_in(
+        self, ns: str, *extra: str, players: int = 2, give_up: int = 30, name: str = "host"
+    ) -> tuple[subprocess.Popen[bytes], str]:
+        """Start `zoo host` (a greedy bot in seat 1) inside `ns`, logging to tmp/NAME.zoolog
+        (a fresh file), and return it with its invite once written."""
+        inv, log = self.tmp / f"{name}.invite", self.tmp / f"{name}.zoolog"
+        inv.unlink(missing_ok=True)
+        log.unlink(missing_ok=True)
+        host = self.zoo_in(
+            ns,
+            "host",
+            "--players",
+            str(players),
+            "--bot",
+            "greedy",
+            "--log",
+            str(log),
+            "--invite-file",
+            str(inv),
+            "--give-up",
+            str(give_up),
+            *extra,
+            name=name,
         )
-        out.close()
-        err.close()
-        self.procs.append(p)
-        return p
+        return host, self.invite_of(host, inv, name)
 
     def invite_of(self, p: subprocess.Popen[bytes], path: Path, name: str) -> str:
         """Wait for a host's invite file."""

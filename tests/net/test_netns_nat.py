@@ -10,6 +10,7 @@ which have no link and no route to anything else, so no packet can leave them.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -86,27 +87,8 @@ def _router(net: Lab, *, daemon: bool, allow: bool = True) -> tuple[str, str, st
     return home, router, inet
 
 
-def _host(p: NsProcs, ns: str, *extra: str) -> tuple[object, str]:
-    inv = p.tmp / "host.invite"
-    host = p.zoo_in(
-        ns,
-        "host",
-        "--players",
-        "2",
-        "--bot",
-        "greedy",
-        "--upnp",
-        "--no-announce",
-        "--log",
-        str(p.tmp / "host.zoolog"),
-        "--invite-file",
-        str(inv),
-        "--give-up",
-        "30",
-        *extra,
-        name="host",
-    )
-    return host, p.invite_of(host, inv, "host")
+def _host(p: NsProcs, ns: str, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+    return p.host_in(ns, "--upnp", "--no-announce", *extra)
 
 
 def test_upnp_mapping_lets_an_outside_joiner_in(tmp_path: Path) -> None:
@@ -134,6 +116,10 @@ def test_upnp_mapping_lets_an_outside_joiner_in(tmp_path: Path) -> None:
             assert p.wait(host, "host", 20) == 0, p.text("host")
             assert p.log("bot1") == p.log("host")
             assert audit_file(tmp_path / "host.zoolog").ok  # type: ignore[attr-defined]
+            # the host mapped its direct-link port too: the joiner heard it there
+            assert "to our direct links" in p.text("host"), p.text("host")
+            links = _links((tmp_path / "bot1.out").read_text())
+            assert f"seat 1 (Yellow) at tcp://{ROUTER_WAN}:" in links, links
             after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
             assert "dnat" not in after, f"mapping left on the router:\n{after}"
         finally:
@@ -155,7 +141,7 @@ def _advice_within_bound(tmp_path: Path, *, daemon: bool, why: str) -> None:
             assert "ssh -N -R" in out and f"{HOME_IP}:" in out, out
             assert "Traceback" not in out
             assert took < 15, took
-            assert host.poll() is None  # type: ignore[attr-defined]  # still hosting for the LAN
+            assert host.poll() is None  # still hosting for the LAN
         finally:
             p.close()
 
@@ -191,3 +177,81 @@ def test_the_lease_is_renewed_and_the_mapping_removed(tmp_path: Path) -> None:
         assert "renewals 0" not in out and "removed True" in out, out
         after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
         assert "40777" not in after, after
+
+
+def _mesh_game(
+    tmp_path: Path, *, upnp: bool, daemon: bool = True, players: int = 3, delay: float = 0.15
+) -> tuple[str, str]:
+    """The host and joiner B on the "internet", joiner A at "home" behind the router (maybe
+    with --upnp): a bot game (without B for 2 players); returns what A printed and B's (or
+    else the host's) standard output."""
+    with lab(tmp_path) as net:
+        home, router, inet = _router(net, daemon=daemon)
+        p = NsProcs(tmp_path)
+        try:
+            host, invite = p.host_in(inet, "--no-announce", players=players)
+            common = ("--delay", str(delay), "--give-up", "30", "-v")
+            a = p.zoo_in(
+                home,
+                "bot",
+                invite,
+                "--log",
+                str(tmp_path / "a.zoolog"),
+                *common,
+                *(("--upnp",) if upnp else ()),
+                name="a",
+            )
+            procs = [(a, "a"), (host, "host")]
+            if players > 2:
+                b_log = str(tmp_path / "b.zoolog")
+                procs.append(
+                    (p.zoo_in(inet, "bot", invite, "--log", b_log, *common, name="b"), "b")
+                )
+            for proc, name in procs:
+                assert p.wait(proc, name, 90) == 0, p.text(name) + p.text("host")
+                assert p.log(name) == p.log("a")
+            assert audit_file(tmp_path / "host.zoolog").ok  # type: ignore[attr-defined]
+            after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
+            assert "dnat" not in after, f"mapping left on the router:\n{after}"
+            other = "b" if players > 2 else "host"
+            return (tmp_path / "a.out").read_text(), (tmp_path / f"{other}.out").read_text()
+        finally:
+            p.close()
+
+
+def test_a_joiner_behind_nat_maps_its_direct_link_port(tmp_path: Path) -> None:
+    """B (outside) hears A (at home, --upnp) directly at the router's mapped endpoint."""
+    a_out, b_out = _mesh_game(tmp_path, upnp=True)
+    a_err = (tmp_path / "a.err").read_text()
+    assert "Traceback" not in a_out + a_err + b_out
+    assert f"our card says tcp://{HOME_IP}:" in a_err, a_err  # its LAN address, and
+    assert f", tcp://{ROUTER_WAN}:" in a_err, a_err  # the router's mapped endpoint
+    assert f"at tcp://{ROUTER_WAN}:" in _links(b_out), b_out
+
+
+def test_without_upnp_the_outside_joiner_hears_home_only_through_the_host(
+    tmp_path: Path,
+) -> None:
+    a_out, b_out = _mesh_game(tmp_path, upnp=False)
+    assert f"tcp://{ROUTER_WAN}:" not in a_out + b_out, a_out
+    assert "none (host only)" in _links(b_out), b_out
+    assert "holds back" not in a_out  # B never heard A's requests: it is not accused
+
+
+def test_a_joiner_whose_router_will_not_map_says_so_once_and_plays_on(tmp_path: Path) -> None:
+    t0 = time.monotonic()
+    a_out, host_out = _mesh_game(tmp_path, upnp=True, daemon=False, players=2, delay=0.3)
+    why = "could not map our direct-link port"
+    assert a_out.count(why) == 1, a_out
+    line = a_out[a_out.index(why) :]
+    assert "no UPnP router answered" in line and "only through the host" in line, a_out
+    assert "Tailscale" in a_out, a_out
+    assert "seat 2 (Blue): none (host only)" in _links(host_out), host_out
+    print(f"no router: game over {time.monotonic() - t0:.1f} s after the lab was made")
+
+
+def _links(out: str) -> str:
+    """The end-of-game line that says which seats were heard directly."""
+    lines = [x for x in out.splitlines() if x.startswith("direct links: ")]
+    assert len(lines) == 1, out
+    return lines[0]

@@ -185,6 +185,7 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
         console.print(scores)
     if s.ending is not None:  # claimed or resigned (PROTOCOL.md §10)
         console.print(Text(s.outcome().describe(s.seats), style="bold"))
+    lan.say_links(console, link)
     console.print(Text(f"log saved: {path}", style="bold"))
     if ok:
         verdict = "ok: every signature, link, move, reveal and seed checks out"
@@ -355,9 +356,11 @@ def run_join(
     ephemeral: bool,
     curve: bool = True,
     stand_in: bool = False,
+    upnp: bool = False,
 ) -> int:
     """Join a game with `driver` at our seat; resumes if `log_path` already holds it.
-    With no invite, look for games on the LAN and join the one picked (issue 11)."""
+    With no invite, look for games on the LAN and join the one picked (issue 11); with `upnp`,
+    the router is asked (in the background) to forward our direct-link port."""
     if invite_text is None:
         invite = lan.pick_game(console, lan.BROWSE_SECONDS)
     else:
@@ -375,18 +378,16 @@ def run_join(
         session, sink = resume_session(key, log_path)
         console.print(Text(f"resuming {shown(log_path)} from entry {len(session.entries)}"))
     files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite)))
-    joiner = Joiner(
+    joiner = _joiner(
         invite,
-        key=key,
-        driver=driver,
-        make_session=session_factory(key),
-        open_log=files.open_new,
-        fingerprint=fingerprint,
-        options=JoinOptions(
+        key,
+        driver,
+        files,
+        JoinOptions(
             name=name, team=team, give_up=give_up, curve=curve and invite.server_key != bytes(32)
         ),
-        session=session,
-        sink=sink,
+        session,
+        sink,
     )
     if stand_in:  # we play a resigned seat: watch the log until its resignation names our key
         joiner.make_session = Session
@@ -398,9 +399,37 @@ def run_join(
             f"({fingerprint(raw_public(key))})…"
         )
     )
-    joiner.catch_up()
-    outcome = joiner.run()
+    mapping = lan.map_mesh_port(console, joiner, invite) if upnp else None
+    try:
+        joiner.catch_up()
+        outcome = joiner.run()
+    finally:
+        if mapping is not None:
+            mapping.close()
     return finish(joiner, outcome, files.path, console)
+
+
+def _joiner(
+    invite: Invite,
+    key: Ed25519PrivateKey,
+    driver: Driver,
+    files: GameFiles,
+    options: JoinOptions,
+    session: Session | None,
+    sink: storage.LogWriter | None,
+) -> Joiner:
+    """A joiner whose sessions come from our key and whose new log goes where `files` says."""
+    return Joiner(
+        invite,
+        key=key,
+        driver=driver,
+        make_session=session_factory(key),
+        open_log=files.open_new,
+        fingerprint=fingerprint,
+        options=options,
+        session=session,
+        sink=sink,
+    )
 
 
 def run_resume(
@@ -474,21 +503,19 @@ def run_resume(
             sink.close()
             raise UsageError(str(exc)) from None
         me = session.seats[session.seat] if session.seat is not None else None
-        link = Joiner(
+        link = _joiner(
             invite,
-            key=key,
-            driver=driver,
-            make_session=session_factory(key),
-            open_log=files.open_new,
-            fingerprint=fingerprint,
-            options=JoinOptions(
+            key,
+            driver,
+            files,
+            JoinOptions(
                 name=me.name if me else "player",
                 team=int(me.team) if me else None,
                 give_up=give_up,
                 curve=invite.server_key != bytes(32),
             ),
-            session=session,
-            sink=sink,
+            session,
+            sink,
         )
         link.catch_up()
     try:

@@ -36,7 +36,7 @@ from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite, format_address
 from zoo_p2p.net.liveness import Liveness
-from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
+from zoo_p2p.net.mesh import Mesh, MoreEndpoints, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.crypto import check_public_key
 from zoo_p2p.protocol.encoding import decode_entry
@@ -301,6 +301,8 @@ class Link(Liveness):
         # the direct links (no trusted relay, TRANSPORT.md §10); ZOO_MESH=0 turns them off
         self.mesh: Mesh | None = None
         self._mesh_on = os.environ.get("ZOO_MESH", "1") != "0"
+        self.mesh_port = 0  # our publisher's port (0: random; set when a router maps it)
+        self.mesh_more: MoreEndpoints | None = None  # mapped endpoints for our card (issue 11)
         self._init_liveness()  # clocks and claims (zoo_p2p.net.liveness)
 
     def _trace(self, event: str, n: int) -> None:
@@ -464,13 +466,20 @@ class Link(Liveness):
             self.driver.on_turn(self)
 
     # ----- the mesh (zoo_p2p.net.mesh) ---------------------------------------------------
-    def _mesh_address(self) -> tuple[str, str]:
+    def _mesh_address(self) -> tuple[str | list[str], str | list[str]]:
         return ("127.0.0.1", "127.0.0.1")
 
     def _start_mesh(self) -> None:
         bind, advertise = self._mesh_address()
         try:
-            self.mesh = Mesh(self, bind=bind, advertise=advertise, curve=self._mesh_curve())
+            self.mesh = Mesh(
+                self,
+                bind=bind,
+                advertise=advertise,
+                curve=self._mesh_curve(),
+                port=self.mesh_port,
+                more=self.mesh_more,
+            )
         except zmq.ZMQError as exc:
             self._mesh_on = False
             self.driver.on_notice(f"no direct links (cannot listen on {bind}: {exc})")
@@ -820,8 +829,11 @@ class Host(Link):
                         continue  # that seat hears every author directly
                     self._send(rid, data)
 
-    def _mesh_address(self) -> tuple[str, str]:
-        return (self.options.bind, self.invite.host)
+    def _mesh_address(self) -> tuple[str | list[str], str | list[str]]:
+        # every address we listen on, advertising those of the invite that are ours
+        binds = [_bracket(h) for h, _ in self.listening]
+        ours = [h for h, p in self.invite.addresses if p == self.port and h in dict(self.listening)]
+        return (binds, ours or self.invite.host)
 
     def _mesh_curve(self) -> bool:
         return self.options.curve
@@ -1435,8 +1447,11 @@ class Joiner(Link):
             )
         )
 
-    def _mesh_address(self) -> tuple[str, str]:
-        return advertise_for(self.invite.host)
+    def _mesh_address(self) -> tuple[str | list[str], str | list[str]]:
+        bind, advertise = advertise_for(self.invite.host)
+        if self.mesh_more is not None:  # a router forwards our port: listen on every address
+            bind = "[::]" if bind.startswith("[") else "0.0.0.0"
+        return (bind, advertise)
 
     def _mesh_curve(self) -> bool:
         return self.options.curve

@@ -207,11 +207,14 @@ class NoticeFile(io.TextIOBase):
 class NetTable(Table):
     """A network game as the game screen sees it."""
 
-    def __init__(self, driver: AppDriver, snap: Snapshot) -> None:
+    def __init__(self, driver: AppDriver, snap: Snapshot, *, networked: bool = True) -> None:
+        """``networked=False`` for ``zoo play``: the other seats are bots this machine started
+        (the game still runs over loopback), so hints are offered."""
         super().__init__(
             names=snap.names,
             human=set() if snap.seat is None else {snap.seat},
             title="network game",
+            networked=networked,
         )
         self.driver = driver
         self.snap = snap
