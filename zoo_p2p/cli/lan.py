@@ -353,7 +353,17 @@ def map_mesh_port(console: Console, joiner: Any, invite: Invite) -> Any:
     from zoo_p2p.net.portmap import JOIN_DISCOVER_MS, BackgroundMapping
 
     v6 = all(":" in h for h, _ in invite.addresses)
-    port = free_port("::" if v6 else "0.0.0.0")
+    try:
+        port = free_port("::" if v6 else "0.0.0.0")
+    except OSError as exc:
+        console.print(
+            Text(
+                f"no port for the direct links ({shown(str(exc), 120)}): not asking the router; "
+                "the other players will reach you only through the host",
+                style="yellow",
+            )
+        )
+        return None
     console.print(
         Text(f"asking the router to forward our direct-link port {port} (UPnP, in the background)…")
     )

@@ -158,6 +158,14 @@ def host_cmd(
     qr: o.Qr = False,
     move_time: o.MoveTime = DEFAULT_MOVE_TIME,
     reveal_time: o.RevealTime = DEFAULT_REVEAL_TIME,
+    hints: Annotated[
+        bool,
+        typer.Option(
+            "--hints",
+            help="Allow hints at this table: written in the genesis, every seat may ask the "
+            "expert (x); joiners are told before they take a seat.",
+        ),
+    ] = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
@@ -200,6 +208,7 @@ def host_cmd(
             qr=qr,
             move_time=move_time,
             reveal_time=reveal_time,
+            hints=hints,
         )
 
     if own_bot:
@@ -247,6 +256,7 @@ def _host(
     qr: bool = False,
     move_time: int = DEFAULT_MOVE_TIME,
     reveal_time: int = DEFAULT_REVEAL_TIME,
+    hints: bool = False,
 ) -> int:
     from zoo_p2p.cli.runners import HostPlan, run_host
     from zoo_p2p.rules import Variant
@@ -274,6 +284,7 @@ def _host(
         qr=qr,
         move_time=move_time,
         reveal_time=reveal_time,
+        hints=hints,
     )
     return run_host(plan, driver, console)
 
@@ -286,6 +297,14 @@ def join_cmd(
     identity: o.Identity = None,
     give_up: o.GiveUp = None,
     upnp: o.Upnp = False,
+    no_hints: Annotated[
+        bool,
+        typer.Option(
+            "--no-hints",
+            help="Refuse a table that allows hints (the expert's advice for every seat): "
+            "leave before taking a seat.",
+        ),
+    ] = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
@@ -309,6 +328,7 @@ def join_cmd(
                 console=con,
                 ephemeral=False,
                 upnp=upnp,
+                refuse_hints=no_hints,
             )
 
         return start
@@ -468,6 +488,7 @@ def play_command(
             driver=driver,
             console=con,
             bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
+            hints=True,  # the genesis says so: the log shows it, `zoo resume` keeps hints on
         )
 
     # every other seat is a bot this command starts: the person may ask the expert for hints

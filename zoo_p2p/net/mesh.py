@@ -417,6 +417,7 @@ class Mesh:
         self.cards: dict[int, bytes] = {}  # seat -> card message (ours too)
         self.peers: dict[int, _Peer] = {}
         self._by_sub: dict[Any, int] = {}
+        self._retired: set[Any] = set()  # subscriptions closed since the last tick
         self._get_rate: dict[int, _Bucket] = {}
         self._proof_rate: dict[int, _Bucket] = {}
         self._asked: dict[tuple[int, int], float] = {}  # (peer seat, seq) -> first asked
@@ -658,6 +659,7 @@ class Mesh:
         with contextlib.suppress(KeyError):
             self.owner.poller.unregister(sub)
         self._by_sub.pop(sub, None)
+        self._retired.add(sub)  # the poll that is being handled may still name it
         sub.close(linger=0)
 
     def _won(self, p: _Peer, sock: zmq.Socket[bytes]) -> None:
@@ -688,8 +690,8 @@ class Mesh:
 
     # ----- receiving -------------------------------------------------------------------------
     def owns(self, sock: Any) -> bool:
-        """True if `sock` is one of our subscriptions."""
-        return sock in self._by_sub
+        """True if `sock` is one of our subscriptions (or was, until this poll was handled)."""
+        return sock in self._by_sub or sock in self._retired
 
     def on_socket(self, sock: Any) -> None:
         """Drain one subscription (at most 1000 messages per call, so the loop stays fair)."""
@@ -904,6 +906,7 @@ class Mesh:
     # ----- periodic --------------------------------------------------------------------------
     def tick(self, now: float) -> None:
         """Heads and cards on every direct link; name who holds entries back."""
+        self._retired.clear()  # a new poll comes next: it cannot name a closed socket
         if not self._more_done and self._more is not None and self._more.ready():
             self._make_card()  # the router answered: our card again, with the mapped endpoint
         if now - self._last_heads >= HEAD_EVERY:

@@ -17,12 +17,14 @@ import ipaddress
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from zoo_p2p.errors import ZooError
 
 log = logging.getLogger("zoo_p2p.net.portmap")
+T = TypeVar("T")
 
 LEASE = 3600  # seconds asked for; renewed at half-life
 DISCOVER_MS = 2000  # how long SSDP discovery listens for routers (per kind of device)
@@ -107,29 +109,34 @@ class PortMapper:
     # ----- opening ----------------------------------------------------------------------
     def open(self) -> Mapping:
         """Map the port (bounded by `timeout`); raise MappingError saying why it failed."""
+        mapping: Mapping = self._bounded(self._open, "open")
+        self.mapping = mapping
+        if self.lease:
+            self._renewer = threading.Thread(target=self._renew_loop, name="zoo-upnp", daemon=True)
+            self._renewer.start()
+        return mapping
+
+    def _bounded(self, fn: Callable[[], T], what: str) -> T:
+        """`fn()` in a thread, abandoned after `timeout`; every failure a MappingError."""
         box: dict[str, Any] = {}
 
         def work() -> None:
             try:
-                box["ok"] = self._open()
+                box["ok"] = fn()
             except MappingError as exc:
                 box["err"] = exc
             except Exception as exc:  # miniupnpc raises bare Exception with the router's words
                 box["err"] = MappingError(f"the router refused: {exc}")
 
-        t = threading.Thread(target=work, name="zoo-upnp-open", daemon=True)
+        t = threading.Thread(target=work, name=f"zoo-upnp-{what}", daemon=True)
         t.start()
         t.join(self.timeout)
         if t.is_alive():
             raise MappingError(f"no answer from the router within {self.timeout:.0f} s")
         if "err" in box:
             raise box["err"]
-        mapping: Mapping = box["ok"]
-        self.mapping = mapping
-        if self.lease:
-            self._renewer = threading.Thread(target=self._renew_loop, name="zoo-upnp", daemon=True)
-            self._renewer.start()
-        return mapping
+        result: T = box["ok"]
+        return result
 
     def _open(self) -> Mapping:
         try:
@@ -197,22 +204,7 @@ class PortMapper:
         renewed and removed with the first; MappingError saying why if the router refuses."""
         if self.mapping is None or self._upnp is None:
             raise MappingError("no router to ask (the first mapping failed)")
-        box: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                box["ok"] = self._add(port)
-            except Exception as exc:
-                box["err"] = exc
-
-        t = threading.Thread(target=work, name="zoo-upnp-add", daemon=True)
-        t.start()
-        t.join(self.timeout)
-        if t.is_alive():
-            raise MappingError(f"no answer from the router within {self.timeout:.0f} s")
-        if "err" in box:
-            raise MappingError(str(box["err"]))
-        ext_port, lease = box["ok"]
+        ext_port, lease = self._bounded(lambda: self._add(port), "add")
         m = Mapping(self.mapping.external_ip, ext_port, self.mapping.lan_ip, port, lease)
         self.also.append(m)
         return m

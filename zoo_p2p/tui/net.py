@@ -44,6 +44,7 @@ class Snapshot:
     log_path: str | None
     floor: tuple[int, str, int] | None = None  # (seat, kind, log length) of who owes an entry
     allowed: int | None = None  # seconds the floor holder has for it (§10)
+    hints: bool = False  # the genesis allows hints: every seat agreed (PROTOCOL.md §3.2)
 
 
 def snapshot(link: GameLink) -> Snapshot:
@@ -75,6 +76,7 @@ def snapshot(link: GameLink) -> Snapshot:
         None if path is None else str(path),
         floor,
         allowed,
+        s.genesis.hints,
     )
 
 
@@ -215,6 +217,7 @@ class NetTable(Table):
             human=set() if snap.seat is None else {snap.seat},
             title="network game",
             networked=networked,
+            agreed=snap.hints,
         )
         self.driver = driver
         self.snap = snap
