@@ -641,6 +641,7 @@ class LobbySeat:
     pub: bytes
     team: int
     rid: bytes | None = None
+    curve: bytes = b""  # the CURVE key of its last accepted hello (authenticates a late leave)
 
 
 @dataclass
@@ -966,6 +967,8 @@ class Host(Link):
             self._once("stolen", "dropped a message whose routing id belongs to another link")
             return
         if conn is None:
+            if kind == "leave" and self._late_leave(curve, msg["reason"]):
+                return
             self.dropped += 1
             if kind == "leave":
                 self._once(
@@ -1043,11 +1046,24 @@ class Host(Link):
         conn.tokens -= 1.0
         return True
 
+    def _late_leave(self, curve: bytes, reason: str) -> bool:
+        """A leave on a link we had already forgotten (a joiner that was away long enough for
+        us to drop it, interrupted just as it came back): its CURVE key, which only that joiner
+        holds, still names its seat. True if it did (the seat has left)."""
+        seat = next((i for i, st in enumerate(self.lobby) if curve and st.curve == curve), None)
+        if seat is None or self.session is None:
+            return False
+        self._seat_left(seat, reason)
+        return True
+
     def _on_leave(self, rid: bytes, conn: _Conn, reason: str) -> None:
         """An authenticated bye: the link goes; during the game its seat is shown as left."""
         self._drop(rid)
-        seat = conn.seat
-        if seat is None or self.session is None or self.session.finished:
+        if conn.seat is not None:
+            self._seat_left(conn.seat, reason)
+
+    def _seat_left(self, seat: int, reason: str) -> None:
+        if self.session is None or self.session.finished:
             return
         if any(c.seat == seat for c in self.conns.values()):
             return  # another live link of that seat is still here
@@ -1140,6 +1156,7 @@ class Host(Link):
             self._drop(extra.rid)
         self.seat_rid[seat] = rid
         self.lobby[seat].rid = rid
+        self.lobby[seat].curve = curve
         self._last_heard = now
         self._seat_seen[seat] = now
         if seat in self._left:
