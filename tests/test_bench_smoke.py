@@ -19,6 +19,7 @@ FIGURE = re.compile(r"^[\w .+/()'-]+: -?[\d.]+$")
         ("bench_rules.py", ["--seconds", "0.05"], "random 2-player playouts/s"),
         ("bench_protocol.py", ["--games", "1", "--audits", "1"], "audit_vs_raw_verify"),
         ("bench_cli.py", ["--runs", "1"], "zoo --help / import typer+rich"),
+        ("bench_hint.py", ["--positions", "1", "--work", "2000"], "hint ms median (2000 plies)"),
     ],
 )
 def test_bench_prints_figures(script: str, args: list[str], expected: str) -> None:

@@ -8,11 +8,15 @@ import pytest
 
 from zoo_p2p.bots import make_bot
 from zoo_p2p.bots.analysis import (
+    HINTS_OFF_NETWORKED,
+    HINTS_OFF_PEOPLE,
     HintRefused,
     analyse_entries,
     analyse_move,
     classify,
     hint,
+    hint_refusal,
+    position_seed,
     positions_from_entries,
     summary,
 )
@@ -79,6 +83,39 @@ def test_a_deliberately_bad_move_in_a_built_game_is_a_blunder() -> None:
 
 def test_hints_only_in_local_games() -> None:
     state = position(low_board(), ["6@C3", "6@C4"])
-    assert hint(state, networked=False, work=1500) == parse_move("C3-C4")
-    with pytest.raises(HintRefused):
+    got = hint(state, networked=False, work=1500)
+    assert got is not None and got.move == parse_move("C3-C4")
+    assert 0.5 < got.win <= 1.0 and got.margin > 0
+    assert got.describe().startswith("the expert would play C3-C4 \u2014 win chance ")
+    with pytest.raises(HintRefused, match="networked games: every seat would have to agree"):
         hint(state, networked=True)
+    with pytest.raises(HintRefused, match="two or more people"):
+        hint(state, networked=False, people=2)
+    assert hint_refusal(networked=False, people=1) is None
+    assert hint_refusal(networked=True, people=1) == HINTS_OFF_NETWORKED
+    assert hint_refusal(networked=True, agreed=True) is None  # the genesis allows hints (§3.2)
+    assert hint_refusal(networked=False, people=3, agreed=True) == HINTS_OFF_PEOPLE
+    assert hint_refusal(networked=False, people=3) == HINTS_OFF_PEOPLE
+
+
+def test_a_hint_is_seeded_from_the_position() -> None:
+    state = position(low_board(), ["6@C3"])
+    first = hint(state, networked=False, work=1500)
+    assert first is not None and first.move in state.legal_moves()
+    assert hint(state, networked=False, work=1500) == first  # same position, same hint
+    assert position_seed(state) == position_seed(state.clone())
+    later = position(low_board(), ["6@C3", "6@C4"])
+    assert position_seed(later) != position_seed(state)
+
+
+def test_a_stopped_hint_ends_early_and_gives_nothing() -> None:
+    state = position(low_board(), ["6@C3"])
+    polls: list[int] = []
+
+    def stop() -> bool:
+        polls.append(1)
+        return len(polls) > 3  # the position "changes" after three rounds
+
+    # ten times a hint's budget: without the stop it would run on and return a hint
+    assert hint(state, networked=False, work=200_000, stop=stop) is None
+    assert len(polls) <= 6

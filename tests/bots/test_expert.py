@@ -6,7 +6,8 @@ import pytest
 
 from zoo_p2p.bots import LEVELS, MEASUREMENT_LEVELS, make_bot
 from zoo_p2p.bots.expert import ExpertBot
-from zoo_p2p.rules import parse_move, parse_square
+from zoo_p2p.rules import Oracle, State, Variant, parse_move, parse_square
+from zoo_p2p.rules.state import EMPTY, UNKNOWN
 
 from .conftest import position, tops_from
 
@@ -57,8 +58,15 @@ def _fork() -> list[str]:
 FORK_TOPS = tops_from(["00101", "10303", "11030", "31101", "33013"])
 
 
+def _fork_state() -> State:
+    # in the General variant: D2 is a 0, and in the standard game the 6 that steps there risks
+    # the 0-mutant (about one chance in eight, the 6 then lost and taken: the plan's +18 margin
+    # against a sure +12 is then a real choice, not a plan missed)
+    return position(FORK_TOPS, _fork(), variant=Variant.GENERAL)
+
+
 def test_the_fork_position_is_what_it_says() -> None:
-    state = position(FORK_TOPS, _fork())
+    state = _fork_state()
     assert state.to_move == 0 and not state.hand(0)
     greedy = make_bot("greedy", seed=0).choose(state)
     assert greedy != parse_move("E2-D2"), "one ply must not see the plan"
@@ -66,8 +74,7 @@ def test_the_fork_position_is_what_it_says() -> None:
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_finds_a_two_move_plan_one_ply_cannot_see(seed: int) -> None:
-    state = position(FORK_TOPS, _fork())
-    assert _expert(seed).choose(state) == parse_move("E2-D2")
+    assert _expert(seed).choose(_fork_state()) == parse_move("E2-D2")
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -97,3 +104,95 @@ def test_evaluate_reports_the_focus_move() -> None:
     best = stats[0]
     assert best.move == parse_move("C3-C4")
     assert best.margin > by_move[bad].margin + 10
+
+
+def _mutant_cards(state: State, oracle: Oracle, value: int) -> list[tuple[int, int]]:
+    """The (square, layer) of every card of ``value`` in the zoo that ``oracle`` flags."""
+    top, under = state.square_codes()
+    out = []
+    for q in range(25):
+        t, u = top[q], under[q]
+        b = oracle.bottom[q] if u == UNKNOWN else u
+        if 0 <= t < UNKNOWN and t == value and oracle.mut_top[q] and u != EMPTY:
+            out.append((q, 1))
+        if 0 <= t < UNKNOWN and t == value and oracle.mut_bottom[q] and u == EMPTY:
+            out.append((q, 0))
+        if u != EMPTY and b == value and oracle.mut_bottom[q]:
+            out.append((q, 0))
+    return out
+
+
+@pytest.mark.parametrize("mutant", [True, False])
+def test_a_root_capture_is_conditioned_on_the_mutant_exactly(mutant: bool) -> None:
+    import random
+
+    from zoo_p2p.bots.expert import _force
+
+    state = position(tops_from(["01230", "12301", "23012", "30123", "01234"]), ["6@A1"])
+    a2 = parse_square("A2")  # a top 1 over a hidden bottom: the 1-mutant may be it or not
+    st = (0.1, 1, a2, 1)
+    rng = random.Random(5)
+    hits = 0
+    for _ in range(200):
+        base = state.determinize(rng)
+        forced = _force(state, base, st, mutant, rng)
+        assert forced.bottom == base.bottom
+        ones = _mutant_cards(state, forced, 1)
+        assert len(ones) == 1, "exactly one 1-mutant in the zoo"
+        assert ((a2, 1) in ones) == mutant
+        for v in (0, 2, 3):  # the other values' mutants are untouched
+            assert _mutant_cards(state, forced, v) == _mutant_cards(state, base, v)
+        hits += forced.mut_top[a2] != base.mut_top[a2]
+    assert hits > 0  # the base deal did need moving now and then
+
+
+def test_stratified_mean_weighs_each_outcome_by_its_exact_chance() -> None:
+    from zoo_p2p.bots.expert import _Edge, _means
+
+    edge = _Edge(0.0)
+    edge.n, edge.reward, edge.win, edge.margin = 8, 4.0, 4.0, 0.0
+    # two rounds met the mutant (mean reward 0.1), six did not (0.7); the chance is 1/10
+    acc = [2, 0.2, 0.0, -20.0, 6, 4.2, 6.0, 30.0]
+    value, win, margin = _means(edge, (0.1, 2, 7, 1), acc)
+    assert value == pytest.approx(0.1 * 0.1 + 0.9 * 0.7)
+    assert win == pytest.approx(0.9)
+    assert margin == pytest.approx(0.1 * -10 + 0.9 * 5)
+    assert _means(edge, None, None) == (0.5, 0.5, 0.0)
+
+
+def test_a_character_left_hanging_is_counted_as_taken() -> None:
+    from zoo_p2p.bots.expert import _take_hanging
+
+    from .conftest import low_board
+
+    # Yellow's 6 on C3, Red's 5 on C4 (sent next to it): Yellow to move can take the 5
+    state = position(low_board(), ["6@C3", "5@C4"])
+    totals = [10.0, 10.0]
+    _take_hanging(state, totals)
+    assert totals == [15.0, 5.0]
+    # Red to move has nothing to take: a 5 cannot take a 6
+    state = position(low_board(), ["6@C3", "5@C4", "3@A1"])
+    totals = [10.0, 10.0]
+    _take_hanging(state, totals)
+    assert totals == [10.0, 10.0]
+
+
+def test_mean_field_playout_turns_no_card_and_charges_the_risk() -> None:
+    import random
+
+    from zoo_p2p.bots.expert import _mean_field_playout
+    from zoo_p2p.bots.policy import public_odds
+
+    state = position(tops_from(["01230", "12301", "23012", "30123", "01234"]), [])
+    oracle = state.determinize(random.Random(1))
+    no = [False] * 25
+    det = state.with_oracle(Oracle(oracle.bottom, no, no))
+    odds = public_odds(det)
+    before = [s.total for s in det.scores()]
+    plies, charged = _mean_field_playout(det, random.Random(2), 1.5, 6, odds, 1.0)
+    assert plies == 6
+    assert not det.mutants_found
+    # every move so far was a send onto a Zoo card: each charged its character's value x chance
+    assert all(c > 0 for c in charged)
+    assert sum(charged) <= sum(6 * 0.1 for _ in range(6)) + 1e-9
+    assert [s.total for s in det.scores()] != before

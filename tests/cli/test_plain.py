@@ -18,7 +18,12 @@ from zoo_p2p.cli.render import describe_move, hint_text, render_board
 from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant
 
-PROMPT = "Your move (e.g. 5@C3, C3-C4; ? hints, b board, q quit): "
+PROMPT = "Your move (e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
+
+
+@dataclass
+class FakeGenesis:
+    hints: bool = False  # the genesis allows hints (PROTOCOL.md §3.2)
 
 
 @dataclass
@@ -27,6 +32,7 @@ class FakeSession:
     seat: int = 0
     floor: None = None
     seats: list[SeatInfo] = field(default_factory=list)
+    genesis: FakeGenesis = field(default_factory=FakeGenesis)
 
 
 @dataclass

@@ -57,10 +57,14 @@ class Procs:
 
     def zoo(self, *args: str, name: str) -> subprocess.Popen[bytes]:
         """Start `zoo ARGS`, output to tmp/NAME.out and .err."""
+        return self.start([*ZOO, *args], name=name)
+
+    def start(self, cmd: list[str], *, name: str) -> subprocess.Popen[bytes]:
+        """Start `cmd` (here, in tmp), output to tmp/NAME.out and .err; killed at the end."""
         out = open(self.tmp / f"{name}.out", "wb")  # noqa: SIM115
         err = open(self.tmp / f"{name}.err", "wb")  # noqa: SIM115
         p = subprocess.Popen(
-            [*ZOO, *args],
+            cmd,
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,

@@ -65,17 +65,31 @@ class Lab:
         sh("ip", "link", "set", "lo", "up", ns=name)
         return name
 
-    def wire(self, a: str, a_cidr: str, b: str, b_cidr: str) -> tuple[str, str]:
-        """A veth pair between namespaces a and b with these addresses; returns the names."""
+    def wire(
+        self, a: str, a_cidr: str, b: str, b_cidr: str | None, *, bridge: str | None = None
+    ) -> tuple[str, str]:
+        """A veth pair between namespaces a and b with these addresses; returns the names.
+        With `bridge`, b's end has no address and is a port of that bridge (in b)."""
         self.links += 1
         ia, ib = f"{self.tag}v{self.links}a", f"{self.tag}v{self.links}b"
         sh("ip", "link", "add", ia, "type", "veth", "peer", "name", ib)
         sh("ip", "link", "set", ia, "netns", a)
         sh("ip", "link", "set", ib, "netns", b)
         for ns, ifname, cidr in ((a, ia, a_cidr), (b, ib, b_cidr)):
-            sh("ip", "addr", "add", cidr, "dev", ifname, ns=ns)
+            if cidr is not None:
+                sh("ip", "addr", "add", cidr, "dev", ifname, ns=ns)
             sh("ip", "link", "set", ifname, "up", ns=ns)
+        if bridge is not None:
+            sh("ip", "link", "set", ib, "master", bridge, ns=b)
         return ia, ib
+
+    def bridge(self, ns: str, cidr: str) -> str:
+        """A bridge (a switch) in namespace `ns` with this address; returns its name."""
+        name = f"{self.tag}br"
+        sh("ip", "link", "add", name, "type", "bridge", ns=ns)
+        sh("ip", "addr", "add", cidr, "dev", name, ns=ns)
+        sh("ip", "link", "set", name, "up", ns=ns)
+        return name
 
     def daemon(self, ns: str, *cmd: str, name: str) -> subprocess.Popen[bytes]:
         """Start a long-running program inside `ns`, output to tmp/NAME.out."""
@@ -113,20 +127,33 @@ class NsProcs(Procs):
 
     def zoo_in(self, ns: str, *args: str, name: str) -> subprocess.Popen[bytes]:
         """Start `zoo ARGS` inside namespace `ns`."""
-        out = open(self.tmp / f"{name}.out", "wb")  # noqa: SIM115
-        err = open(self.tmp / f"{name}.err", "wb")  # noqa: SIM115
-        p = subprocess.Popen(
-            ["ip", "netns", "exec", ns, *ZOO, *args],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            env=self.env,
-            cwd=self.tmp,
+        return self.start(["ip", "netns", "exec", ns, *ZOO, *args], name=name)
+
+    def host_in(
+        self, ns: str, *extra: str, players: int = 2, give_up: int = 30, name: str = "host"
+    ) -> tuple[subprocess.Popen[bytes], str]:
+        """Start `zoo host` (a greedy bot in seat 1) inside `ns`, logging to tmp/NAME.zoolog
+        (a fresh file), and return it with its invite once written."""
+        inv, log = self.tmp / f"{name}.invite", self.tmp / f"{name}.zoolog"
+        inv.unlink(missing_ok=True)
+        log.unlink(missing_ok=True)
+        host = self.zoo_in(
+            ns,
+            "host",
+            "--players",
+            str(players),
+            "--bot",
+            "greedy",
+            "--log",
+            str(log),
+            "--invite-file",
+            str(inv),
+            "--give-up",
+            str(give_up),
+            *extra,
+            name=name,
         )
-        out.close()
-        err.close()
-        self.procs.append(p)
-        return p
+        return host, self.invite_of(host, inv, name)
 
     def invite_of(self, p: subprocess.Popen[bytes], path: Path, name: str) -> str:
         """Wait for a host's invite file."""

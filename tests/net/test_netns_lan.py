@@ -4,6 +4,7 @@ says so within a bounded time."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,27 +17,10 @@ HOST_IP, HOST_IP6 = "10.231.0.1", "fd00:231::1"
 JOIN_IP, JOIN_IP6 = "10.231.0.2", "fd00:231::2"
 
 
-def _host(p: NsProcs, ns: str, *extra: str, players: int = 2) -> tuple[object, str]:
-    inv = p.tmp / "host.invite"
-    host = p.zoo_in(
-        ns,
-        "host",
-        "--players",
-        str(players),
-        "--bot",
-        "greedy",
-        "--name",
-        "alice",
-        "--log",
-        str(p.tmp / "host.zoolog"),
-        "--invite-file",
-        str(inv),
-        "--give-up",
-        "30",
-        *extra,
-        name="host",
-    )
-    return host, p.invite_of(host, inv, "host")
+def _host(
+    p: NsProcs, ns: str, *extra: str, players: int = 2
+) -> tuple[subprocess.Popen[bytes], str]:
+    return p.host_in(ns, "--name", "alice", *extra, players=players)
 
 
 def test_lan_discovery_then_a_bot_game(tmp_path: Path) -> None:

@@ -12,14 +12,16 @@ when the search would not have looked at it) and reports, from the mover's point
 
 Front-ends (the plain replay, the full-screen replay, the HTML export) call ``analyse_entries``
 (a log's raw entries) or ``analyse_positions`` (states and moves) and show ``MoveMark`` objects;
-``summary`` counts them per seat. ``hint`` is "the expert would play …", for local games against
-bots only: it refuses networked games.
+``summary`` counts them per seat. ``hint`` is "the expert would play …", for local games of one
+person against bots, or at a networked table whose genesis allows them (every seat agreed,
+PROTOCOL.md §3.2): it refuses other networked games and hot-seat tables (``hint_refusal``).
 
 Deterministic: the search uses a budget in simulated plies and a seed per move.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -49,7 +51,7 @@ MARKS: tuple[tuple[float, str, str], ...] = (
 
 
 class HintRefused(ZooError, ValueError):
-    """Hints are offered only in local games against bots, never in a networked game."""
+    """Hints are offered only in local games of one person against bots; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -248,14 +250,94 @@ def summary(marks: Iterable[MoveMark], n_seats: int) -> list[SeatSummary]:
     return rows
 
 
-def hint(
-    state: State, *, networked: bool, work: int = DEFAULT_WORK, seed: int | None = None
-) -> Move:
-    """The move the expert would play: offered only in local games against bots.
+HINT_WORK = DEFAULT_WORK
+"""Simulated plies a hint searches (about 0.3 s on a loaded core)."""
 
-    ``networked`` must be False: in a game between people over the network a hint is outside
-    help, so it is refused (``HintRefused``) whatever the caller says about the other seats.
+HINTS_OFF_NETWORKED = (
+    "hints are off in networked games: every seat would have to agree in the genesis"
+)
+HINTS_OFF_PEOPLE = (
+    "hints are off when two or more people play at this table: "
+    "each would see the expert's advice for the other"
+)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What the expert would play in a position, and how the search rates it for the mover."""
+
+    move: Move
+    win: float
+    """Chance of winning (ties shared) after the move, with playouts to the end of the game."""
+    margin: float
+    """Expected final margin after the move: the mover's score minus the best other seat's."""
+
+    def describe(self, dash: str = "\u2014") -> str:
+        """``the expert would play 6@C3 — win chance 62 %`` (``dash``: "-" where only ASCII
+        shows)."""
+        return f"the expert would play {self.move} {dash} win chance {100 * self.win:.0f} %"
+
+
+def hint_refusal(*, networked: bool, people: int = 1, agreed: bool = False) -> str | None:
+    """Why hints are off in this kind of game, or None when they are offered.
+
+    The one decision point every front-end asks (and ``hint`` enforces): hints are for local
+    games where one person plays against bots, and for networked games whose genesis allows
+    them (``agreed``: ``session.genesis.hints``, PROTOCOL.md §3.2; every seat that joined
+    agreed). In any other networked game a hint is outside help the other seats never agreed
+    to; at a hot-seat table of two or more people it would advise each person against the other.
     """
-    if networked:
-        raise HintRefused("hints are only for local games against bots")
-    return ExpertBot(seed=seed if seed is not None else 0, work=work).choose(state.public())
+    if networked and not agreed:
+        return HINTS_OFF_NETWORKED
+    if people > 1:
+        return HINTS_OFF_PEOPLE
+    return None
+
+
+def position_seed(state: State) -> int:
+    """A seed drawn from the public position itself: the same position, the same hint."""
+    return int.from_bytes(state.public().digest()[:8], "big")
+
+
+def hint(
+    state: State,
+    *,
+    networked: bool,
+    people: int = 1,
+    agreed: bool = False,
+    work: int = HINT_WORK,
+    seed: int | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> Hint | None:
+    """The move the expert would play for the seat to move, with its win chance.
+
+    Offered only in local games of one person against bots, or where the genesis allows hints
+    (``agreed``): ``HintRefused`` (saying why) when ``hint_refusal(networked=..., people=...,
+    agreed=...)`` gives a reason. The search sees the public
+    state only, spends ``work`` simulated plies (deterministic: the seed is ``position_seed``
+    unless given) and plays out to the end of the game, so ``win`` is a real win chance.
+    ``stop`` (polled between search rounds, from any thread) ends the search early; the hint is
+    then None (a front-end stops a hint whose position has changed).
+    """
+    why = hint_refusal(networked=networked, people=people, agreed=agreed)
+    if why is not None:
+        raise HintRefused(why)
+    pub = state.public()
+    halt = stop or (lambda: False)
+
+    def clock() -> float:
+        # no wall clock: the budget is ``work``; the clock only jumps past the deadline on stop
+        return math.inf if halt() else 0.0
+
+    bot = ExpertBot(
+        seed=position_seed(pub) if seed is None else seed,
+        think=1.0,
+        work=work,
+        clock=clock,
+        rollout=FULL_GAME,
+    )
+    stats = bot.evaluate(pub)
+    if halt():
+        return None
+    best = stats[0]
+    return Hint(best.move, best.win, best.margin)

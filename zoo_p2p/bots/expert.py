@@ -36,8 +36,9 @@ from dataclasses import dataclass
 from zoo_p2p.bots.base import public_position
 from zoo_p2p.bots.hard import policy_playout
 from zoo_p2p.bots.policy import public_odds, scored_moves
-from zoo_p2p.rules import Move, Oracle, State
-from zoo_p2p.rules.state import MUTANT, UNKNOWN
+from zoo_p2p.rules import Move, Oracle, Send, State, Variant
+from zoo_p2p.rules.board import N_SQUARES, NEIGHBOURS
+from zoo_p2p.rules.state import CHAR, EMPTY, MUTANT, UNKNOWN
 
 DEFAULT_THINK = 0.8
 """Seconds per move when neither ``think`` nor ``work`` is given."""
@@ -66,6 +67,15 @@ ROLLOUT = 12
 ITER_COST = 6
 """Work charged per iteration on top of its plies: sampling and copying cost about six plies,
 so an equal ``work`` budget means about equal time against the ``hard`` bot."""
+
+STRATUM = 4
+"""At the root, a capture that may reveal the mutant meets it in one round of ``STRATUM`` and is
+spared it in the others; the two means are weighted by the exact chance (stratified sampling:
+the mutant's luck no longer blurs the comparison of the root moves)."""
+
+MUTANT_COST = 1.0
+"""Below the tree, playouts turn no card over: each capture of a card that may hide a mutant is
+charged the capturing character's value times the card's chance (mean-field mutants)."""
 
 Outcome = tuple[int, bool]
 """What a capture revealed: the exposed bottom value (-1: none) and whether it was the mutant."""
@@ -114,13 +124,15 @@ class MoveStats:
     """The one-ply policy score of the move (points)."""
 
 
-def rewards(totals: list[int], margin_weight: float) -> tuple[list[float], list[float], list[int]]:
+def rewards(
+    totals: list[float], margin_weight: float
+) -> tuple[list[float], list[float], list[float]]:
     """Each seat's search reward, win share and margin from score totals."""
     best = max(totals)
     n_best = totals.count(best)
     out: list[float] = []
     wins: list[float] = []
-    margins: list[int] = []
+    margins: list[float] = []
     for p, t in enumerate(totals):
         win = 1.0 / n_best if t == best else 0.0
         other = max(totals[:p] + totals[p + 1 :])
@@ -164,6 +176,10 @@ class ExpertBot:
         rollout: int = ROLLOUT,
         width: int = WIDTH,
         iter_cost: int = ITER_COST,
+        stratify: bool = True,
+        mean_field: bool = True,
+        mutant_cost: float = MUTANT_COST,
+        quiesce: bool = True,
     ) -> None:
         self.think = DEFAULT_THINK if think is None else float(think)
         if self.think <= 0:
@@ -181,6 +197,10 @@ class ExpertBot:
         self.rollout = rollout
         self.width = width
         self.iter_cost = iter_cost
+        self.stratify = stratify and not self.peeks
+        self.mean_field = mean_field and not self.peeks
+        self.mutant_cost = mutant_cost
+        self.quiesce = quiesce
         self.last_iterations = 0
 
     # ------------------------------------------------------------------ the public interface
@@ -216,23 +236,17 @@ class ExpertBot:
             focus = list(wanted)
         else:
             cands = self._candidates(root, focus)
-        self._search(pub, root, cands, self._oracles(state), halving=not focus, floor=min_visits)
+        means = self._search(
+            pub, root, cands, self._oracles(state), halving=not focus, floor=min_visits
+        )
         edges = root.edges
         alive = max(edges[i].n for i in cands)
         out = []
         for i in cands:
             e = edges[i]
             if e.n:
-                out.append(
-                    MoveStats(
-                        root.moves[i][1],
-                        e.n,
-                        e.reward / e.n,
-                        e.win / e.n,
-                        e.margin / e.n,
-                        root.moves[i][0],
-                    )
-                )
+                value, win, margin = means[i]
+                out.append(MoveStats(root.moves[i][1], e.n, value, win, margin, root.moves[i][0]))
         # the candidates that met every round first, then by mean reward (a near tie goes to
         # the better one-ply score: the sure thing)
         out.sort(key=lambda s: (s.visits < alive, -(s.value + PRIOR * s.prior)))
@@ -267,14 +281,15 @@ class ExpertBot:
         *,
         halving: bool,
         floor: int,
-    ) -> None:
+    ) -> dict[int, tuple[float, float, float]]:
         """Paired successive halving at the root, a UCT tree with chance nodes below.
 
         Each round samples one deal and one playout seed and runs one iteration under every
         live candidate with them (the candidates compare on equal terms); below the root move,
         UCT chooses the moves of every seat (each maximises its own reward) and the outcome of
         each capture is the one the sampled deal gives. The worse half of the candidates is
-        dropped after 8, 24, 56... rounds (not with ``halving=False``).
+        dropped after 8, 24, 56... rounds (not with ``halving=False``). Returns each searched
+        candidate's mean reward, win share and margin (stratified over the mutant's outcome).
         """
         rng = self.rng
         clock = self.clock
@@ -285,14 +300,22 @@ class ExpertBot:
         c = self.explore
         limit = self.rollout
         alive = list(cands)
+        strata = _strata(pub, root, cands) if self.stratify else {}
+        split = {i: [0, 0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0] for i in strata}
+        mean_field = self.mean_field
+        cost = self.mutant_cost
+        quiesce = self.quiesce
         rounds = 0
         next_cut = 8
         iterations = 0
         while True:
             oracle = sample(pub)
             seed = rng.getrandbits(64)
+            safe = Oracle(oracle.bottom, _NO_MUTANT, _NO_MUTANT) if mean_field else oracle
+            met = rounds % STRATUM == STRATUM - 1
             for i in alive:
-                det = pub.with_oracle(oracle)
+                st = strata.get(i)
+                det = pub.with_oracle(oracle if st is None else _force(pub, oracle, st, met, rng))
                 edge = root.edges[i]
                 path: list[tuple[_Node, _Edge]] = [(root, edge)]
                 outcome = _apply(det, root.moves[i][1])
@@ -307,8 +330,26 @@ class ExpertBot:
                     plies += 1
                     path.append((node, e))
                     node = None if det.is_terminal() else _child(e, outcome, det)
-                plies += policy_playout(det, random.Random(seed), noise, limit)
-                rew, wins, margins = rewards([s.total for s in det.scores()], mw)
+                if mean_field and not det.is_terminal():
+                    det = det.with_oracle(safe)
+                    n_plies, charged = _mean_field_playout(
+                        det, random.Random(seed), noise, limit, public_odds(det), cost
+                    )
+                    plies += n_plies
+                    totals = [s.total - charged[k] for k, s in enumerate(det.scores())]
+                else:
+                    plies += policy_playout(det, random.Random(seed), noise, limit)
+                    totals = [float(s.total) for s in det.scores()]
+                if quiesce and not det.is_terminal():
+                    _take_hanging(det, totals)
+                rew, wins, margins = rewards(totals, mw)
+                if st is not None:
+                    acc = split[i]
+                    k = 0 if met else 4
+                    acc[k] += 1
+                    acc[k + 1] += rew[pub.to_move]
+                    acc[k + 2] += wins[pub.to_move]
+                    acc[k + 3] += margins[pub.to_move]
                 root.n += 1
                 for nd, e in path:
                     p = nd.seat
@@ -328,10 +369,147 @@ class ExpertBot:
             ):
                 break
             if halving and rounds == next_cut and len(alive) > 2:
-                alive.sort(key=lambda j: (-root.edges[j].reward, j))
+                alive.sort(
+                    key=lambda j: (-_means(root.edges[j], strata.get(j), split.get(j))[0], j)
+                )
                 alive = alive[: max(2, (len(alive) + 1) // 2)]
                 next_cut = 2 * next_cut + 8
         self.last_iterations = iterations
+        return {
+            i: _means(root.edges[i], strata.get(i), split.get(i)) for i in cands if root.edges[i].n
+        }
+
+
+_NO_MUTANT = [False] * N_SQUARES
+
+Stratum = tuple[float, int, int, int]
+"""A root capture that may reveal a mutant: its chance, the card's value, square and layer."""
+
+
+def _strata(pub: State, root: _Node, cands: list[int]) -> dict[int, Stratum]:
+    """The root candidates whose capture may reveal the mutant, with the exact chance."""
+    if pub.variant is not Variant.STANDARD:
+        return {}
+    odds = public_odds(pub)
+    top, under = pub.square_codes()
+    out: dict[int, Stratum] = {}
+    for i in cands:
+        q = root.moves[i][1].to
+        v = top[q]
+        if 0 <= v < 4 and 0.0 < odds[v] < 1.0:
+            out[i] = (odds[v], v, q, 0 if under[q] == EMPTY else 1)
+    return out
+
+
+def _force(pub: State, oracle: Oracle, st: Stratum, mutant: bool, rng: random.Random) -> Oracle:
+    """``oracle`` conditioned on the stratum's card hiding the mutant of its value, or not.
+
+    The bottoms are independent of where the mutant of a value hides (it is uniform over the
+    cards of that value still in the zoo, whose number is public), so moving only the mutant
+    flag samples the conditional deal exactly.
+    """
+    _p, v, q, layer = st
+    flags = oracle.mut_top if layer == 1 else oracle.mut_bottom
+    if flags[q] == mutant:
+        return oracle
+    top, under = pub.square_codes()
+    # every card of value v still in the zoo, (square, layer), as State.determinize lists them
+    cards: list[tuple[int, int]] = []
+    for s in range(N_SQUARES):
+        t, u = top[s], under[s]
+        uv = oracle.bottom[s] if u == UNKNOWN else u
+        if 0 <= t < UNKNOWN:
+            if u == EMPTY:
+                if t == v:
+                    cards.append((s, 0))
+                continue
+            if t == v:
+                cards.append((s, 1))
+        if u != EMPTY and uv == v:
+            cards.append((s, 0))
+    mut_top = oracle.mut_top[:]
+    mut_bottom = oracle.mut_bottom[:]
+    for s, lay in cards:
+        (mut_top if lay == 1 else mut_bottom)[s] = False
+    if not mutant:
+        others = [c for c in cards if c != (q, layer)]
+        q, layer = others[int(rng.random() * len(others))]
+    (mut_top if layer == 1 else mut_bottom)[q] = True
+    return Oracle(oracle.bottom, mut_top, mut_bottom)
+
+
+def _means(edge: _Edge, st: Stratum | None, acc: list[float] | None) -> tuple[float, float, float]:
+    """A root edge's mean reward, win share and margin; stratified by the mutant's outcome."""
+    if st is not None and acc is not None and acc[0] and acc[4]:
+        p = st[0]
+        return (
+            p * acc[1] / acc[0] + (1 - p) * acc[5] / acc[4],
+            p * acc[2] / acc[0] + (1 - p) * acc[6] / acc[4],
+            p * acc[3] / acc[0] + (1 - p) * acc[7] / acc[4],
+        )
+    n = edge.n
+    return edge.reward / n, edge.win / n, edge.margin / n
+
+
+def _mean_field_playout(
+    state: State,
+    rng: random.Random,
+    noise: float,
+    limit: int,
+    odds: list[float],
+    cost: float,
+) -> tuple[int, list[float]]:
+    """The noisy one-ply playout on a deal without mutants, for at most ``limit`` plies.
+
+    Each capture of a card that may hide a mutant (``odds``: the chance of each value at the
+    leaf) charges its seat ``cost`` times the capturing character's value times that chance.
+    Returns the plies played and each seat's charge.
+    """
+    rand = rng.random
+    charged = [0.0] * state.n_seats
+    plies = 0
+    top, _under = state.square_codes()
+    while plies < limit and not state.is_terminal():
+        best_m: Move | None = None
+        best_s = -1e9
+        for s, m in scored_moves(state, odds):
+            s += rand() * noise
+            if s > best_s:
+                best_s = s
+                best_m = m
+        assert best_m is not None
+        t = top[best_m.to]
+        if 0 <= t < 4 and odds[t]:
+            cv = best_m.value if isinstance(best_m, Send) else (top[best_m.frm] - CHAR) % 8
+            charged[state.to_move] += cost * odds[t] * cv
+        state.apply_unchecked(best_m)
+        top, _under = state.square_codes()
+        plies += 1
+    return plies, charged
+
+
+def _take_hanging(state: State, totals: list[float]) -> None:
+    """Where a playout stopped, the seat to move takes the best character left hanging.
+
+    A truncated playout otherwise counts a character that is about to be captured as safe:
+    the largest healthy opponent character the seat to move can take next is moved from its
+    owner's total to the taker's (a one-move quiescence).
+    """
+    p = state.to_move
+    top, _under = state.square_codes()
+    best = 0
+    victim = -1
+    for v, q in state.on_board(p).items():
+        for n in NEIGHBOURS[q]:
+            c = top[n]
+            if CHAR <= c < MUTANT:
+                s, tv = divmod(c - CHAR, 8)
+                if s != p and tv <= v and tv > best:
+                    best = tv
+                    victim = s
+    if victim >= 0:
+        totals[p] += best
+        totals[victim] -= best
 
 
 def _child(edge: _Edge, outcome: Outcome | None, det: State) -> _Node | None:

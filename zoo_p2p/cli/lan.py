@@ -8,6 +8,7 @@ import ipaddress
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from zoo_p2p.net.discovery import Advert, Announcer
     from zoo_p2p.net.invite import Invite
     from zoo_p2p.net.portmap import PortMapper
+    from zoo_p2p.tui.pick import Found
 
 WILDCARDS = ("0.0.0.0", "*", "::", "[::]")
 AUTO = "auto"  # what the .net sidecar keeps for "no --bind": every reachable address
@@ -183,29 +185,28 @@ def pick_game(console: Console, seconds: float, *, interactive: bool | None = No
     return chosen.invite
 
 
-def browse_games(console: Console, seconds: float) -> tuple[list[Advert], str]:
-    """Browse the LAN for `seconds` for the full-screen picker: the games found and a note on
-    how it went (why nothing was found, adverts dropped)."""
-    from zoo_p2p.net.discovery import DiscoveryError, browse
+def lan_source(report: Callable[[Found], None]) -> Callable[[], None]:
+    """The full-screen picker's browse: `zoo_p2p.net.discovery.LiveBrowse` in its own threads,
+    each change handed to `report` as plain records (`zoo_p2p.tui.pick.Found`); returns the
+    bounded stop (about 1 s at worst)."""
+    from zoo_p2p.net.discovery import BrowseState, LiveBrowse
+    from zoo_p2p.tui.pick import Found, LanGame
 
-    console.print(Text(f"looking for games on the local network ({seconds:g} s)…"))
-    t0 = time.monotonic()
-    try:
-        found = browse(seconds)
-    except DiscoveryError as exc:
-        return [], f"cannot look for games here: {exc}. Ask the host for the invite (p)."
-    notes: list[str] = []
-    if not found.games:
-        why = (
-            f"mDNS multicast is blocked here: {found.trouble}"
-            if found.trouble
-            else "is the host on this network? mDNS multicast may be blocked here"
+    def tell(state: BrowseState) -> None:
+        games = tuple(
+            LanGame(
+                name=a.name,
+                fingerprint=a.fingerprint,
+                taken=a.taken,
+                seats=a.seats,
+                variant=a.variant,
+                invite=str(a.invite),
+            )
+            for a in state.games
         )
-        notes.append(f"nothing within {time.monotonic() - t0:.0f} s ({why}).")
-        notes.append("Ask the host for the invite and paste it.")
-    if found.dropped:
-        notes.append(f"({found.dropped} malformed advert(s) ignored)")
-    return list(found.games), " ".join(notes)
+        report(Found(games, state.dropped, state.trouble, state.error))
+
+    return LiveBrowse(tell).start().close
 
 
 def invite_problem(text: str) -> str | None:
@@ -319,6 +320,72 @@ def map_port(
     return pm, (m.external_ip, m.external_port)
 
 
+def _map_host_mesh(console: Console, host: Any, mapper: PortMapper) -> None:
+    """The host's direct-link publisher gets a port of its own: map it on the same router, so
+    the host's card carries the external endpoint too (TRANSPORT.md §10.2)."""
+    from zoo_p2p.net.mesh import FixedEndpoints, free_port
+    from zoo_p2p.net.portmap import MappingError
+
+    try:
+        port = free_port("0.0.0.0")
+        m = mapper.add(port)
+    except (OSError, MappingError) as exc:
+        console.print(
+            Text(
+                f"could not map a port for the direct links: {shown(str(exc), 200)}; the "
+                "other players will hear you only over the game port",
+                style="yellow",
+            )
+        )
+        return
+    host.mesh_port = port
+    host.mesh_more = FixedEndpoints(((m.external_ip, m.external_port),))
+    console.print(
+        Text(f"router forwards {m.external_ip}:{m.external_port} to our direct links ({port})")
+    )
+
+
+def map_mesh_port(console: Console, joiner: Any, invite: Invite) -> Any:
+    """`zoo join --upnp`: pick our direct-link port now and ask the router to forward it in the
+    background (joining never waits for it); our card gains the mapped endpoint when the router
+    answers (within the mapper's bound). Returns the mapping, to close at the end."""
+    from zoo_p2p.net.mesh import free_port
+    from zoo_p2p.net.portmap import JOIN_DISCOVER_MS, BackgroundMapping
+
+    v6 = all(":" in h for h, _ in invite.addresses)
+    try:
+        port = free_port("::" if v6 else "0.0.0.0")
+    except OSError as exc:
+        console.print(
+            Text(
+                f"no port for the direct links ({shown(str(exc), 120)}): not asking the router; "
+                "the other players will reach you only through the host",
+                style="yellow",
+            )
+        )
+        return None
+    console.print(
+        Text(f"asking the router to forward our direct-link port {port} (UPnP, in the background)…")
+    )
+    mapping = BackgroundMapping(port, discover_ms=JOIN_DISCOVER_MS)
+    joiner.mesh_port = port
+    joiner.mesh_more = mapping
+    return mapping
+
+
+def say_links(console: Console, link: Any) -> None:
+    """One line: which seats we heard directly, and at which endpoint (TRANSPORT.md §10)."""
+    mesh = getattr(link, "mesh", None)
+    if mesh is None or link.session is None:
+        return
+    parts = [
+        f"{mesh.name(seat)} at {shown(via, 80)}" if via else f"{mesh.name(seat)}: none (host only)"
+        for seat, via in mesh.links().items()
+    ]
+    if parts:
+        console.print(Text("direct links: " + "; ".join(parts), style="dim"), soft_wrap=True)
+
+
 # ----- the host's side, in one place ----------------------------------------------------------
 class LanDriver:
     """Wraps a front-end driver: keeps the LAN advert's seat count current and withdraws the
@@ -327,6 +394,7 @@ class LanDriver:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.announcer: Announcer | None = None
+        self.unannouncing: threading.Thread | None = None  # the advert being withdrawn
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -342,7 +410,10 @@ class LanDriver:
         """The table is full: nobody else can join, so stop advertising (in the background)."""
         if self.announcer is not None:
             ann, self.announcer = self.announcer, None
-            threading.Thread(target=ann.close, name="zoo-unannounce", daemon=True).start()
+            self.unannouncing = threading.Thread(
+                target=ann.close, name="zoo-unannounce", daemon=True
+            )
+            self.unannouncing.start()
         self.inner.on_started(*args, **kw)
 
 
@@ -359,6 +430,9 @@ class Reach:
         if self.driver is not None and self.driver.announcer is not None:
             self.driver.announcer.close()
             self.driver.announcer = None
+        if self.driver is not None and self.driver.unannouncing is not None:
+            self.driver.unannouncing.join(5)  # a short game: let the goodbye go out (bounded)
+            self.driver.unannouncing = None
         if self.mapper is not None:
             self.mapper.close()
             self.mapper = None
@@ -397,6 +471,8 @@ def set_up_host(
         reach.mapper, mapped = map_port(console, port, plan.advertise)
         if mapped is not None and mapped not in addrs:
             addrs.append(mapped)
+        if reach.mapper is not None:
+            _map_host_mesh(console, host, reach.mapper)
     elif private_only(plan.advertise) and any(
         not ipaddress.ip_address(h).is_loopback for h in plan.advertise if _is_ip(h)
     ):

@@ -10,7 +10,14 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from zoo_p2p.cli.plain import HELP, QUIT_CONFIRM, QUIT_WORDS, prompt_text, read_line
+from zoo_p2p.cli.plain import (
+    HELP,
+    QUIT_CONFIRM,
+    QUIT_WORDS,
+    expert_hint,
+    prompt_text,
+    read_line,
+)
 from zoo_p2p.cli.render import (
     describe_move,
     hint_text,
@@ -51,10 +58,11 @@ def human_chooser(
     prompt: Callable[[Text], str] | None = None,
     names: list[str] | None = None,
     me: int | None = None,
+    people: int = 1,
 ) -> Chooser:
     """A move source that asks the terminal with the line mode's prompt and commands (`?`,
-    `b`, `q` with a confirmation), explaining every rejection. With several humans at one
-    terminal (`me` None) the prompt names the seat to move."""
+    `x`, `b`, `q` with a confirmation), explaining every rejection. With several humans at one
+    terminal (`me` None; `people` of them: no expert hints) the prompt names the seat to move."""
     ask = prompt or (lambda label: console.input(label))
 
     def choose(state: State) -> Move:
@@ -79,6 +87,8 @@ def human_chooser(
                 console.print("staying in the game")
             elif cmd.kind == "hint":
                 console.print(hint_text(state))
+            elif cmd.kind == "expert":  # the game waits for this person anyway: no clock, no bot
+                expert_hint(state, networked=False, people=people, say=console.print)
             elif cmd.kind == "board":
                 console.print(render_board(state, names, me=me, legend=True))
             elif cmd.kind == "error":
@@ -140,7 +150,9 @@ def play_local(
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     names = ["you"] if not hotseat else [f"player {i + 1}" for i in range(humans)]
     me = None if hotseat else 0
-    choosers: list[Chooser] = [human_chooser(console, names=names, me=me) for _ in range(humans)]
+    choosers: list[Chooser] = [
+        human_chooser(console, names=names, me=me, people=humans) for _ in range(humans)
+    ]
     for i in range(n - humans):
         bot = make_bot(level, seed=rng.randrange(2**32), think=think)
         choosers.append(bot.choose)

@@ -39,9 +39,10 @@ def tui_entry(name: str) -> Callable[..., int] | None:
     return fn if callable(fn) else None
 
 
-def run_human(plain: bool, console: Console, start: Start) -> int:
+def run_human(plain: bool, console: Console, start: Start, *, networked: bool = True) -> int:
     """Run `start` with the person at this terminal as the driver: the full-screen app when
-    there is one and a terminal, else the plain line mode.
+    there is one and a terminal, else the plain line mode. `networked`: other people play over
+    the network (no expert hints); False for `zoo play`, whose other seats are its own bots.
 
     The app (``zoo_p2p.tui.run.run_network(start)``) runs `start(driver, console)` in a worker
     thread with its own driver and a console that writes into its message area.
@@ -49,13 +50,13 @@ def run_human(plain: bool, console: Console, start: Start) -> int:
     if not use_plain(plain):
         run_network = tui_entry("run_network")
         if run_network is not None:
-            code: int = run_network(start)
+            code: int = run_network(start, networked=networked)
             return code
     import logging
 
     from zoo_p2p.cli.plain import PlainDriver, SayHandler
 
-    driver = PlainDriver(console)
+    driver = PlainDriver(console, networked=networked)
     if sys.stderr.isatty() and sys.stdout.isatty():  # one terminal: logs go through the driver
         root = logging.getLogger()
         for h in list(root.handlers):
@@ -157,6 +158,14 @@ def host_cmd(
     qr: o.Qr = False,
     move_time: o.MoveTime = DEFAULT_MOVE_TIME,
     reveal_time: o.RevealTime = DEFAULT_REVEAL_TIME,
+    hints: Annotated[
+        bool,
+        typer.Option(
+            "--hints",
+            help="Allow hints at this table: written in the genesis, every seat may ask the "
+            "expert (x); joiners are told before they take a seat.",
+        ),
+    ] = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
@@ -199,6 +208,7 @@ def host_cmd(
             qr=qr,
             move_time=move_time,
             reveal_time=reveal_time,
+            hints=hints,
         )
 
     if own_bot:
@@ -246,6 +256,7 @@ def _host(
     qr: bool = False,
     move_time: int = DEFAULT_MOVE_TIME,
     reveal_time: int = DEFAULT_REVEAL_TIME,
+    hints: bool = False,
 ) -> int:
     from zoo_p2p.cli.runners import HostPlan, run_host
     from zoo_p2p.rules import Variant
@@ -273,6 +284,7 @@ def _host(
         qr=qr,
         move_time=move_time,
         reveal_time=reveal_time,
+        hints=hints,
     )
     return run_host(plan, driver, console)
 
@@ -284,6 +296,15 @@ def join_cmd(
     log: o.LogOpt = None,
     identity: o.Identity = None,
     give_up: o.GiveUp = None,
+    upnp: o.Upnp = False,
+    no_hints: Annotated[
+        bool,
+        typer.Option(
+            "--no-hints",
+            help="Refuse a table that allows hints (the expert's advice for every seat): "
+            "leave before taking a seat.",
+        ),
+    ] = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
@@ -306,6 +327,8 @@ def join_cmd(
                 driver=driver,
                 console=con,
                 ephemeral=False,
+                upnp=upnp,
+                refuse_hints=no_hints,
             )
 
         return start
@@ -320,23 +343,11 @@ def join_cmd(
 def pick_and_join(
     console: Console, pick: Callable[..., int], start_with: Callable[[str | None], Start]
 ) -> int:
-    """Browse the LAN here, then let the app list the games; the one picked is joined."""
+    """The app lists the games on the LAN live (browsed in the background); the one picked is
+    joined."""
     from zoo_p2p.cli import lan
-    from zoo_p2p.tui.pick import LanGame
 
-    adverts, note = lan.browse_games(console, lan.BROWSE_SECONDS)
-    games = [
-        LanGame(
-            name=a.name,
-            fingerprint=a.fingerprint,
-            taken=a.taken,
-            seats=a.seats,
-            variant=a.variant,
-            invite=str(a.invite),
-        )
-        for a in adverts
-    ]
-    code: int = pick(games, start_with, note=note, check=lan.invite_problem)
+    code: int = pick(lan.lan_source, start_with, check=lan.invite_problem)
     return code
 
 
@@ -358,6 +369,7 @@ def bot_cmd(
     seed: o.Seed = None,
     delay: o.Delay = 0.0,
     give_up: o.GiveUp = None,
+    upnp: o.Upnp = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     stand_in: Annotated[bool, typer.Option("--stand-in", hidden=True)] = False,
@@ -380,6 +392,7 @@ def bot_cmd(
             console=console,
             ephemeral=True,
             stand_in=stand_in,
+            upnp=upnp,
         )
 
     exit_with(body)
@@ -475,9 +488,11 @@ def play_command(
             driver=driver,
             console=con,
             bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
+            hints=True,  # the genesis says so: the log shows it, `zoo resume` keeps hints on
         )
 
-    exit_with(lambda: run_human(plain, console, start))
+    # every other seat is a bot this command starts: the person may ask the expert for hints
+    exit_with(lambda: run_human(plain, console, start, networked=False))
 
 
 def register(app: typer.Typer) -> None:

@@ -11,12 +11,15 @@ import codecs
 import logging
 import os
 import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from zoo_p2p.bots.analysis import Hint, HintRefused, hint, hint_refusal
 from zoo_p2p.cli.render import (
     describe_move,
     hint_text,
@@ -44,9 +47,10 @@ def seat_name(session: Session, seat: int | None) -> str:
 
 HELP = (
     "Type a move like 5@C3 (send your 5 onto C3) or C3-C4 (step); "
-    "'?' lists your legal moves, 'b' shows the board and the legend, 'q' leaves."
+    "'?' lists your legal moves, 'x' asks the expert (games against bots), "
+    "'b' shows the board and the legend, 'q' leaves."
 )
-PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? hints, b board, q quit): "
+PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
 QUIT_WORDS = ("q", "quit", "exit")
 
 
@@ -58,7 +62,7 @@ def prompt_text(who: str | None = None) -> Text:
 
 @dataclass
 class Line:
-    """What a typed line asks for: kind is move, hint, board, quit, empty or error."""
+    """What a typed line asks for: kind is move, hint, expert, board, quit, empty or error."""
 
     kind: str
     move: Move | None = None
@@ -78,6 +82,8 @@ def read_line(text: str, state: State | None) -> Line:
         return Line("board")
     if t in ("?", "h", "help"):
         return Line("hint")
+    if low in ("x", "expert"):
+        return Line("expert")
     if state is None:
         return Line("error", error="the game has not started yet")
     try:
@@ -89,6 +95,32 @@ def read_line(text: str, state: State | None) -> Line:
 
 
 QUIT_CONFIRM = "Leave the game? Type y to leave, anything else to stay: "
+
+THINKING = "the expert is thinking\u2026"
+
+
+def position_key(state: State) -> tuple[int, bytes]:
+    """What identifies a position: a hint is for that position only."""
+    return len(state.history), state.digest()
+
+
+def expert_hint(
+    state: State, *, networked: bool, people: int, say: Callable[[Text], None]
+) -> Hint | None:
+    """'x' where waiting is harmless (a local game in this process, the person's own turn):
+    the expert's move for the seat to move, said with ``say``, or why hints are off here."""
+    try:
+        why = hint_refusal(networked=networked, people=people)
+        if why is not None:
+            raise HintRefused(why)
+        say(Text(THINKING, style="dim"))
+        got = hint(state, networked=networked, people=people)
+    except HintRefused as exc:
+        say(Text(str(exc), style="yellow"))
+        return None
+    if got is not None:
+        say(Text(got.describe(), style="bold"))
+    return got
 
 
 class ConsoleDriver:
@@ -185,7 +217,11 @@ class PlainDriver(ConsoleDriver):
     when it is our turn; `q` asks before it leaves.
     """
 
-    def __init__(self, console: Console, stdin_fd: int | None = None) -> None:
+    def __init__(
+        self, console: Console, stdin_fd: int | None = None, *, networked: bool = True
+    ) -> None:
+        """``networked``: a game with other people over the network (no hints); False for
+        ``zoo play``, where every other seat is a bot this command started."""
         super().__init__(console)
         self.con = console
         self.stdin_fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
@@ -199,10 +235,23 @@ class PlainDriver(ConsoleDriver):
         self.skipping = False  # inside a line longer than MAX_LINE: dropped up to its newline
         self.quit = False
         self.link: GameLink | None = None
+        self.networked = networked
+        self.agreed = False  # the genesis allows hints (PROTOCOL.md §3.2), set when it starts
+        # the expert's hint ('x'): searched in a thread, its result announced through a pipe
+        # the loop polls, so the loop (and the game, the clocks, the bots) never waits for it
+        self.hint_pipe: tuple[int, int] | None = None
+        self.hint_key: tuple[int, bytes] | None = None
+        self.hint_stop = threading.Event()
+        self.hint_results: dict[tuple[int, bytes], Hint | str | None] = {}  # set by searches
+        self.hint_said: Hint | None = None
+        self.hints_dropped = 0
 
     def fds(self) -> list[int]:
-        """Poll stdin."""
-        return [self.stdin_fd]
+        """Poll stdin and the pipe a finished hint writes to (a networked game learns from its
+        genesis, later, whether hints are offered)."""
+        if self.hint_pipe is None:
+            self.hint_pipe = os.pipe()
+        return [self.stdin_fd, self.hint_pipe[0]]
 
     # ----- output: never on the prompt line --------------------------------------------
     def out(self, *parts: str | Text | RenderableType) -> None:
@@ -241,6 +290,7 @@ class PlainDriver(ConsoleDriver):
         self.link = link
         s = link.session
         assert s is not None and s.state is not None
+        self.agreed = s.genesis.hints
         self.shadow = s.state.clone()
         self.shown_moves = len(s.state.history)
         self.out(Text(f"You are {seat_name(s, s.seat)}. {HELP}", style="bold"))
@@ -286,6 +336,7 @@ class PlainDriver(ConsoleDriver):
             self.recap.append(Text(" · moves: " + ", ".join(str(m) for m in new)))
         self.shown_moves = len(st.history)
         self.shadow = st.clone()
+        self.forget_hint()
         self.out(render_board(st, names, me=s.seat, last=new[-1]))
         if st.is_terminal():
             self.out(Text.assemble("Game over: ", seat_name(s, st.to_move), " cannot act."))
@@ -319,6 +370,10 @@ class PlainDriver(ConsoleDriver):
     def on_fd(self, fd: int, link: GameLink) -> bool:
         """Read what was typed (unbuffered, so pasted lines all count) and handle each line."""
         self.link = link
+        if self.hint_pipe is not None and fd == self.hint_pipe[0]:
+            os.read(fd, 64)
+            self.hint_arrived(link)
+            return True
         data = os.read(fd, 4096)
         if not data:
             self.quit = True
@@ -372,6 +427,8 @@ class PlainDriver(ConsoleDriver):
                 self.out(hint_text(s.state))
             else:
                 self.out(HELP)
+        elif cmd.kind == "expert":
+            self.ask_expert(s.state, link)
         elif cmd.kind == "empty":
             pass
         elif not link.my_turn:
@@ -388,6 +445,74 @@ class PlainDriver(ConsoleDriver):
             else:
                 self.refresh(link)
         self.prompt(link)
+
+    # ----- the expert's hint ---------------------------------------------------------------
+    def ask_expert(self, state: State, link: GameLink) -> None:
+        """'x': start the expert's search for our position (or say why hints are off)."""
+        why = hint_refusal(networked=self.networked, agreed=self.agreed)
+        if why is not None:
+            self.out(Text(why, style="yellow"))
+            return
+        if not link.my_turn:
+            self.out(Text("a hint is for your own turn", style="yellow"))
+            return
+        key = position_key(state)
+        if key == self.hint_key:
+            said = self.hint_said
+            self.out(Text(THINKING, style="dim") if said is None else self.hint_line(said))
+            return
+        if self.hint_pipe is None:
+            self.fds()
+        assert self.hint_pipe is not None
+        self.forget_hint()
+        self.hint_key = key
+        stop = self.hint_stop = threading.Event()
+        wfd = self.hint_pipe[1]
+        pub = state.public()
+        networked, agreed = self.networked, self.agreed
+        results = self.hint_results
+
+        def search() -> None:
+            result: Hint | str | None
+            try:
+                result = hint(pub, networked=networked, agreed=agreed, stop=stop.is_set)
+            except HintRefused as exc:
+                result = str(exc)
+            except Exception as exc:  # pragma: no cover - a bug in the search: say it
+                result = f"the expert failed: {exc}"
+            results[key] = result
+            os.write(wfd, b"h")
+
+        threading.Thread(target=search, name="expert-hint", daemon=True).start()
+        self.out(Text(THINKING, style="dim"))
+
+    def hint_arrived(self, link: GameLink) -> None:
+        """In the loop thread: searches ended; say the move if the position is still ours."""
+        s = link.session
+        here = None if s is None or s.state is None else position_key(s.state)
+        for key in list(self.hint_results):
+            result = self.hint_results.pop(key)
+            if key != self.hint_key or key != here or result is None or not link.my_turn:
+                self.hints_dropped += 1
+            elif isinstance(result, str):
+                self.hint_key = None
+                self.out(Text(result, style="yellow"))
+                self.prompt(link)
+            else:
+                self.hint_said = result
+                self.out(self.hint_line(result))
+                self.prompt(link)
+
+    @staticmethod
+    def hint_line(got: Hint) -> Text:
+        """The expert's move as the line mode says it."""
+        return Text(got.describe(), style="bold")
+
+    def forget_hint(self) -> None:
+        """The position changed: a search still running stops, its result will be dropped."""
+        self.hint_stop.set()
+        self.hint_key = None
+        self.hint_said = None
 
 
 class SayHandler(logging.Handler):

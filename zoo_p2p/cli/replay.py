@@ -43,7 +43,7 @@ from zoo_p2p.protocol.events import (
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Move, State, square_name
 from zoo_p2p.storage import LogReader
-from zoo_p2p.text import seat_word, shown
+from zoo_p2p.text import HINTS_ALLOWED_LINE, seat_word, shown
 
 KEYS = "Enter/n next move · b back one · N or j N: move N · s start · e end · q quit"
 
@@ -159,6 +159,8 @@ def load_replay(path: Path) -> Replay:
         rp = Replay([], session, [shown(s.name, limit=40) for s in session.seats], None, None, [])
         start = Scene(0, "start")
         start.lines.append(Text(f"{len(rp.names)} seats, {session.variant.value} game"))
+        if session.genesis.hints:  # PROTOCOL.md §3.2
+            start.lines.append(Text(HINTS_ALLOWED_LINE))
         rp.scenes.append(start)
         i = 0
         while True:

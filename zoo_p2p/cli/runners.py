@@ -138,13 +138,21 @@ def parse_team(text: str | None) -> int | None:
 
 
 def genesis_factory(
-    key: Ed25519PrivateKey, variant: Variant, first: int | None, clocks: Clocks | None = None
+    key: Ed25519PrivateKey,
+    variant: Variant,
+    first: int | None,
+    clocks: Clocks | None = None,
+    *,
+    hints: bool = False,
 ) -> Callable[[list[LobbySeat]], bytes]:
-    """A function lobby -> signed genesis (with the clocks of PROTOCOL.md §10)."""
+    """A function lobby -> signed genesis (with the clocks of PROTOCOL.md §10, and `hints: true`
+    when every seat may ask the expert, §3.2)."""
 
     def make(lobby: list[LobbySeat]) -> bytes:
         seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
-        return Session.create_genesis(key, seats, variant, first, os.urandom(32), clocks)
+        return Session.create_genesis(
+            key, seats, variant, first, os.urandom(32), clocks, hints=hints
+        )
 
     return make
 
@@ -185,6 +193,7 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
         console.print(scores)
     if s.ending is not None:  # claimed or resigned (PROTOCOL.md §10)
         console.print(Text(s.outcome().describe(s.seats), style="bold"))
+    lan.say_links(console, link)
     console.print(Text(f"log saved: {path}", style="bold"))
     if ok:
         verdict = "ok: every signature, link, move, reveal and seed checks out"
@@ -238,6 +247,7 @@ class HostPlan:
     qr: bool = False  # also draw the invite as a QR code
     move_time: int = DEFAULT_MOVE_TIME  # seconds per move before a claim (PROTOCOL.md §10)
     reveal_time: int = DEFAULT_REVEAL_TIME  # seconds per reveal, seed, result…
+    hints: bool = False  # the genesis allows hints: every seat may ask the expert (§3.2)
 
 
 def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
@@ -265,6 +275,7 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         name=plan.name,
         team=plan.team,
         give_up=plan.give_up,
+        hints=plan.hints,
     )
     host = Host(
         key=key,
@@ -273,7 +284,11 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         open_log=files.open_new,
         options=opts,
         make_genesis=genesis_factory(
-            key, plan.variant, plan.first, Clocks(plan.move_time, plan.reveal_time)
+            key,
+            plan.variant,
+            plan.first,
+            Clocks(plan.move_time, plan.reveal_time),
+            hints=plan.hints,
         ),
         fingerprint=fingerprint,
         address=where.advertise[0],
@@ -355,9 +370,13 @@ def run_join(
     ephemeral: bool,
     curve: bool = True,
     stand_in: bool = False,
+    upnp: bool = False,
+    refuse_hints: bool = False,
 ) -> int:
     """Join a game with `driver` at our seat; resumes if `log_path` already holds it.
-    With no invite, look for games on the LAN and join the one picked (issue 11)."""
+    With no invite, look for games on the LAN and join the one picked (issue 11); with `upnp`,
+    the router is asked (in the background) to forward our direct-link port; with
+    `refuse_hints` (`--no-hints`) we leave a table that allows hints (PROTOCOL.md §3.2)."""
     if invite_text is None:
         invite = lan.pick_game(console, lan.BROWSE_SECONDS)
     else:
@@ -375,18 +394,20 @@ def run_join(
         session, sink = resume_session(key, log_path)
         console.print(Text(f"resuming {shown(log_path)} from entry {len(session.entries)}"))
     files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite)))
-    joiner = Joiner(
+    joiner = _joiner(
         invite,
-        key=key,
-        driver=driver,
-        make_session=session_factory(key),
-        open_log=files.open_new,
-        fingerprint=fingerprint,
-        options=JoinOptions(
-            name=name, team=team, give_up=give_up, curve=curve and invite.server_key != bytes(32)
+        key,
+        driver,
+        files,
+        JoinOptions(
+            name=name,
+            team=team,
+            give_up=give_up,
+            curve=curve and invite.server_key != bytes(32),
+            refuse_hints=refuse_hints,
         ),
-        session=session,
-        sink=sink,
+        session,
+        sink,
     )
     if stand_in:  # we play a resigned seat: watch the log until its resignation names our key
         joiner.make_session = Session
@@ -398,9 +419,37 @@ def run_join(
             f"({fingerprint(raw_public(key))})…"
         )
     )
-    joiner.catch_up()
-    outcome = joiner.run()
+    mapping = lan.map_mesh_port(console, joiner, invite) if upnp else None
+    try:
+        joiner.catch_up()
+        outcome = joiner.run()
+    finally:
+        if mapping is not None:
+            mapping.close()
     return finish(joiner, outcome, files.path, console)
+
+
+def _joiner(
+    invite: Invite,
+    key: Ed25519PrivateKey,
+    driver: Driver,
+    files: GameFiles,
+    options: JoinOptions,
+    session: Session | None,
+    sink: storage.LogWriter | None,
+) -> Joiner:
+    """A joiner whose sessions come from our key and whose new log goes where `files` says."""
+    return Joiner(
+        invite,
+        key=key,
+        driver=driver,
+        make_session=session_factory(key),
+        open_log=files.open_new,
+        fingerprint=fingerprint,
+        options=options,
+        session=session,
+        sink=sink,
+    )
 
 
 def run_resume(
@@ -474,21 +523,19 @@ def run_resume(
             sink.close()
             raise UsageError(str(exc)) from None
         me = session.seats[session.seat] if session.seat is not None else None
-        link = Joiner(
+        link = _joiner(
             invite,
-            key=key,
-            driver=driver,
-            make_session=session_factory(key),
-            open_log=files.open_new,
-            fingerprint=fingerprint,
-            options=JoinOptions(
+            key,
+            driver,
+            files,
+            JoinOptions(
                 name=me.name if me else "player",
                 team=int(me.team) if me else None,
                 give_up=give_up,
                 curve=invite.server_key != bytes(32),
             ),
-            session=session,
-            sink=sink,
+            session,
+            sink,
         )
         link.catch_up()
     try:

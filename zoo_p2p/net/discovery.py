@@ -24,12 +24,13 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import logging
+import queue
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zoo_p2p.errors import ZooError
 from zoo_p2p.net.invite import (
@@ -42,7 +43,7 @@ from zoo_p2p.net.invite import (
 )
 
 if TYPE_CHECKING:
-    from zeroconf import ServiceInfo, Zeroconf
+    from zeroconf import ServiceBrowser, ServiceInfo, Zeroconf
 
 log = logging.getLogger("zoo_p2p.net.discovery")
 
@@ -263,6 +264,14 @@ class Announcer:
         self._thread.start()
         return self
 
+    @property
+    def _sent_taken(self) -> int | None:
+        """The seat count in the advert as last sent."""
+        if self._info is None:
+            return None
+        raw = self._info.properties.get(b"taken")
+        return int(raw) if isinstance(raw, bytes) and raw.isdigit() else None
+
     def _make_info(self) -> ServiceInfo:
         from zeroconf import ServiceInfo
 
@@ -273,7 +282,10 @@ class Announcer:
         ]
         return ServiceInfo(
             SERVICE,
-            f"{_instance(self.name, self.invite.fingerprint)}.{SERVICE}",
+            # the name registered (zeroconf renames the instance on a conflict)
+            self._info.name
+            if self._info is not None
+            else f"{_instance(self.name, self.invite.fingerprint)}.{SERVICE}",
             addresses=ips,
             port=self.invite.port,
             properties=txt_for(
@@ -294,6 +306,7 @@ class Announcer:
                 self._zc, self._info = zc, info
             zc.register_service(info, allow_name_change=True)
             self.registered.set()
+            self._push()  # a seat taken while registering (update() did not send it)
         except DiscoveryError as exc:
             self.error = str(exc)
         except Exception as exc:  # zeroconf's own errors: a clear line, never a traceback
@@ -307,18 +320,23 @@ class Announcer:
         return self.registered.is_set()
 
     def update(self, taken: int) -> None:
-        """Announce a new count of seats taken (no-op if not registered)."""
+        """Announce a new count of seats taken, from a background thread (zeroconf takes about
+        0.5 s); a count set before the advert is on the network is sent once it is."""
         if taken == self.taken:
             return
         self.taken = taken
-        if not self.registered.is_set():
-            return
+        if self.registered.is_set():
+            threading.Thread(target=self._push, name="zoo-announce-update", daemon=True).start()
+
+    def _push(self) -> None:
+        """Send the current seat count if the advert on the network has another one."""
         with self._lock:
-            if self._zc is None:
+            if self._zc is None or self._info is None or self._sent_taken == self.taken:
                 return
             try:
-                self._info = self._make_info()
-                self._zc.update_service(self._info)
+                info = self._make_info()
+                self._zc.update_service(info)
+                self._info = info
             except Exception as exc:
                 log.info("could not update the advert: %s", exc)
 
@@ -371,6 +389,30 @@ def browse(seconds: float = BROWSE_SECONDS, *, interfaces: list[str] | None = No
     return Browse(games, bad, trouble.first)
 
 
+class _Unreadable(Exception):
+    """An advert that could not be read or did not pass the checks."""
+
+
+def _resolve(zc: Zeroconf, name: str, timeout_ms: int) -> Advert:
+    """Ask for one service instance's records (bounded) and check them as hostile input."""
+    try:
+        info = zc.get_service_info(SERVICE, name, timeout=timeout_ms)
+    except Exception as exc:
+        raise _Unreadable(f"{type(exc).__name__}: {exc}") from None
+    if info is None:
+        raise _Unreadable("no answer")
+    try:
+        port = info.port if isinstance(info.port, int) else 0
+        extra = [
+            (a, port)
+            for a in info.parsed_addresses()[:MAX_ADDRESSES]
+            if 0 < port < 65536 and _is_ip(a) and "%" not in a
+        ]
+        return parse_txt(dict(info.properties), extra)
+    except (InviteError, ValueError, UnicodeDecodeError, TypeError) as exc:
+        raise _Unreadable(str(exc)) from None
+
+
 def _browse(seconds: float, interfaces: list[str] | None) -> tuple[list[Advert], int]:
     from zeroconf import ServiceBrowser, ServiceStateChange
 
@@ -406,23 +448,9 @@ def _browse(seconds: float, interfaces: list[str] | None) -> tuple[list[Advert],
                 done.add(name)
                 ms = int(max(0.2, seconds - (time.monotonic() - start)) * 1000)
                 try:
-                    info = zc.get_service_info(SERVICE, name, timeout=min(ms, 1500))
-                except Exception as exc:
+                    advert = _resolve(zc, name, min(ms, 1500))
+                except _Unreadable as exc:
                     log.info("advert %r unreadable: %s", name[:80], exc)
-                    info = None
-                if info is None:
-                    bad += 1
-                    continue
-                try:
-                    port = info.port if isinstance(info.port, int) else 0
-                    extra = [
-                        (a, port)
-                        for a in info.parsed_addresses()[:MAX_ADDRESSES]
-                        if 0 < port < 65536 and _is_ip(a) and "%" not in a
-                    ]
-                    advert = parse_txt(dict(info.properties), extra)
-                except (InviteError, ValueError, UnicodeDecodeError, TypeError) as exc:
-                    log.info("dropped an advert: %s", exc)
                     bad += 1
                     continue
                 # adverts claiming one fingerprint are all kept (a spoofed one must not hide
@@ -441,3 +469,199 @@ def _browse(seconds: float, interfaces: list[str] | None) -> tuple[list[Advert],
         with contextlib.suppress(Exception):
             zc.close()
     return found, bad
+
+
+# ----- browsing without end, for the full-screen picker ----------------------------------------
+class GameList:
+    """The games a live browse lists, one per service instance name, at most `cap` of them.
+
+    Adverts are hostile: a name already listed may only change its count of seats taken (an
+    update that changes anything else, such as the invite or the fingerprint, is dropped and the
+    first advert stays); an advert under another name claiming a listed fingerprint is listed
+    beside the first one, never instead of it; the very same invite is listed once.
+    """
+
+    def __init__(self, cap: int = MAX_ADVERTS) -> None:
+        self.cap = cap
+        self.by_name: dict[str, Advert] = {}
+        self.dropped = 0
+
+    def games(self) -> tuple[Advert, ...]:
+        """The games listed, in the order they were first seen."""
+        return tuple(self.by_name.values())
+
+    def room_for(self, name: str) -> bool:
+        """Whether an advert under `name` could be listed (known, or the list not full)."""
+        return name in self.by_name or len(self.by_name) < self.cap
+
+    def add(self, name: str, advert: Advert) -> bool:
+        """An advert read under `name`; True if the list changed."""
+        old = self.by_name.get(name)
+        if old is not None:
+            if advert == old:
+                return False
+            same_game = (
+                advert.invite == old.invite
+                and advert.name == old.name
+                and advert.seats == old.seats
+                and advert.variant == old.variant
+            )
+            if not same_game:
+                log.info("dropped a conflicting advert for %r", name[:80])
+                self.dropped += 1
+                return False
+            self.by_name[name] = advert
+            return True
+        if len(self.by_name) >= self.cap:
+            self.dropped += 1
+            return False
+        if any(a.invite == advert.invite for a in self.by_name.values()):
+            return False
+        self.by_name[name] = advert
+        return True
+
+    def remove(self, name: str) -> bool:
+        """The advert under `name` was withdrawn; True if the list changed."""
+        return self.by_name.pop(name, None) is not None
+
+
+@dataclass(frozen=True)
+class BrowseState:
+    """What a live browse lists now: the games, adverts dropped, the first network trouble
+    (multicast refused), and `error` when mDNS cannot be used here at all."""
+
+    games: tuple[Advert, ...] = ()
+    dropped: int = 0
+    trouble: str | None = None
+    error: str | None = None
+
+
+class LiveBrowse:
+    """Listen for game adverts from background threads until `close()`: `report(state)` is
+    called (from those threads) each time the list changes, as games appear, fill up or go.
+
+    Bounded: at most `MAX_ADVERTS` games listed, at most `4 * MAX_ADVERTS` events waiting to be
+    read (the rest of a flood is dropped), each advert read within 1.5 s, `close()` within
+    about twice its timeout.
+    """
+
+    RESOLVE_MS = 1500
+    MAX_PENDING = 4 * MAX_ADVERTS
+
+    def __init__(
+        self, report: Callable[[BrowseState], None], *, interfaces: list[str] | None = None
+    ) -> None:
+        self.report = report
+        self.interfaces = interfaces
+        self.list = GameList()
+        self.stopping = threading.Event()
+        self._events: queue.Queue[tuple[str, bool]] = queue.Queue(self.MAX_PENDING)
+        self._lock = threading.Lock()
+        self._zc: Zeroconf | None = None
+        self._browser: ServiceBrowser | None = None
+        self._thread = threading.Thread(target=self._run, name="zoo-browse", daemon=True)
+        self._quiet: contextlib.AbstractContextManager[_Trouble] | None = None
+        self._trouble: _Trouble | None = None
+        self._told_trouble = False
+
+    def start(self) -> LiveBrowse:
+        """Begin listening (returns at once)."""
+        self._quiet = quiet_zeroconf()
+        self._trouble = self._quiet.__enter__()
+        self._thread.start()
+        return self
+
+    def _tell(self, error: str | None = None) -> None:
+        if self.stopping.is_set():
+            return
+        trouble = self._trouble.first if self._trouble is not None else None
+        self._told_trouble = trouble is not None
+        state = BrowseState(self.list.games(), self.list.dropped, trouble, error)
+        try:
+            self.report(state)
+        except Exception as exc:  # the receiver is gone (the app closed): stop telling it
+            log.info("browse report failed: %s", exc)
+            self.stopping.set()
+
+    def _on_change(self, zeroconf: object, service_type: str, name: str, state_change: Any) -> None:
+        from zeroconf import ServiceStateChange
+
+        gone = state_change is ServiceStateChange.Removed
+        try:
+            self._events.put_nowait((name, gone))
+        except queue.Full:
+            log.info("too many adverts at once: one dropped")
+
+    def _run(self) -> None:
+        from zeroconf import ServiceBrowser
+
+        try:
+            zc = _zeroconf(self.interfaces)
+        except DiscoveryError as exc:
+            self._tell(f"cannot look for games here: {exc}")
+            return
+        with self._lock:
+            self._zc = zc
+        browser = None
+        try:
+            browser = ServiceBrowser(zc, SERVICE, handlers=[self._on_change])
+            with self._lock:
+                self._browser = browser
+            self._tell()
+            while not self.stopping.is_set():
+                self._step(zc)
+        except Exception as exc:  # zeroconf's own errors: a clear line, never a traceback
+            self._tell(f"cannot look for games here ({type(exc).__name__}: {exc})")
+        finally:
+            self._shut()
+
+    def _step(self, zc: Zeroconf) -> None:
+        """Read one event (or wait 0.2 s for one); tell the receiver if the list changed."""
+        try:
+            name, gone = self._events.get(timeout=0.2)
+        except queue.Empty:
+            if self._trouble is not None and self._trouble.first and not self._told_trouble:
+                self._tell()
+            return
+        if self.stopping.is_set():
+            return
+        before = (self.list.games(), self.list.dropped)
+        if gone:
+            self.list.remove(name)
+        elif not self.list.room_for(name):
+            self.list.dropped += 1
+        else:
+            try:
+                self.list.add(name, _resolve(zc, name, self.RESOLVE_MS))
+            except _Unreadable as exc:
+                log.info("advert %r unreadable: %s", name[:80], exc)
+                self.list.dropped += 1
+        if (self.list.games(), self.list.dropped) != before:
+            self._tell()
+
+    def _shut(self) -> None:
+        with self._lock:
+            zc, browser = self._zc, self._browser
+            self._zc = self._browser = None
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                browser.cancel()
+        if zc is not None:
+            with contextlib.suppress(Exception):
+                zc.close()
+
+    def close(self, timeout: float = 1.0) -> None:
+        """Stop listening and close zeroconf, each step bounded by `timeout` seconds."""
+        self.stopping.set()
+        if self._thread.ident is None:  # never started
+            return
+        with contextlib.suppress(queue.Full):
+            self._events.put_nowait(("", True))  # wake the reader now rather than in 0.2 s
+        self._thread.join(timeout)
+        if self._thread.is_alive():  # stuck reading an advert: closing zeroconf ends that
+            t = threading.Thread(target=self._shut, name="zoo-browse-stop", daemon=True)
+            t.start()
+            t.join(timeout)
+        quiet, self._quiet = self._quiet, None
+        if quiet is not None:
+            quiet.__exit__(None, None, None)

@@ -32,6 +32,7 @@ import contextlib
 import hashlib
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -47,6 +48,7 @@ from zmq.utils import z85
 
 from zoo_p2p.errors import RemoteProtocolError, ZooError
 from zoo_p2p.net import evidence, wire
+from zoo_p2p.net.invite import InviteError, format_address, parse_address
 from zoo_p2p.protocol.encoding import MAX_ENTRY_SIZE, decode_entry
 from zoo_p2p.text import seat_word, shown
 
@@ -55,19 +57,25 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Card",
+    "FixedEndpoints",
     "Mesh",
     "MeshOwner",
     "Verdict",
     "advertise_for",
     "card_signed_bytes",
     "check_card",
+    "endpoint",
+    "endpoint_ok",
+    "free_port",
     "pack",
     "unpack",
 ]
 
 log = logging.getLogger("zoo_p2p.net.mesh")
 
-DOMAIN_CARD = b"zoo-p2p/card/v1"
+DOMAIN_CARD = b"zoo-p2p/card/v1"  # a card with one endpoint (a string)
+DOMAIN_CARD_EPS = b"zoo-p2p/card/v2"  # a card with 2..MAX_EPS endpoints (a list)
+MAX_EPS = 4  # endpoints in one card (e.g. the LAN address and the router's mapped one)
 HEAD_EVERY = 0.5  # seconds between heads on an idle direct link
 LIVE = 2.5  # a direct link not heard from for this long is down
 ASK_AGAIN = 0.25  # re-ask one peer for one seq at most this often
@@ -150,14 +158,10 @@ def _check(msg: dict[str, Any]) -> None:
         raise wire.WireError(f"mesh {kind}: wrong fields")
     ok = True
     if kind == "card":
-        ep = msg["ep"]
         ok = (
             _u32(msg["seat"])
             and msg["seat"] < 4
-            and isinstance(ep, str)
-            and ep.startswith("tcp://")
-            and len(ep) <= MAX_EP
-            and ep.isprintable()
+            and _eps_ok(msg["ep"])
             and _bin(msg["skey"], 32)
             and _bin(msg["sig"], 64)
         )
@@ -187,18 +191,114 @@ def _check(msg: dict[str, Any]) -> None:
         raise wire.WireError(f"mesh {kind}: a field is out of range or mistyped")
 
 
-def card_signed_bytes(game_id: bytes, seat: int, ep: str, skey: bytes) -> bytes:
-    """What a card's Ed25519 signature covers: the game, the seat, the endpoint and the key."""
-    return bytes(msgpack.packb([DOMAIN_CARD, game_id, seat, ep, skey], use_bin_type=True))
+def endpoint(host: str, port: int) -> str:
+    """`tcp://HOST:PORT` in the one form a card may carry (IPv6 in brackets, names lowercase);
+    `InviteError` if `host` or `port` is not one a card may carry."""
+    return "tcp://" + format_address(parse_address(f"{_bracketed(host)}:{port}"))
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def endpoint_ok(ep: Any) -> bool:
+    """True for `tcp://HOST:PORT` exactly as `endpoint()` writes it: an IPv4 address, a
+    bracketed IPv6 address without zone or a DNS name (never a wildcard or multicast address),
+    and a port 1-65535, in at most MAX_EP printable characters."""
+    if not isinstance(ep, str) or len(ep) > MAX_EP or not ep.startswith("tcp://"):
+        return False
+    try:
+        return endpoint(*_split(ep[6:])) == ep
+    except (InviteError, ValueError):
+        return False
+
+
+def _split(addr: str) -> tuple[str, int]:
+    host, _, port = addr.rpartition(":")
+    if not (port.isascii() and port.isdigit()) or len(port) > 5:
+        raise ValueError(port)
+    return host, int(port)
+
+
+def _eps_ok(ep: Any) -> bool:
+    """A card's `ep`: one endpoint, or a list of 2..MAX_EPS distinct ones."""
+    if isinstance(ep, list):
+        return 2 <= len(ep) <= MAX_EPS and len(set(ep)) == len(ep) and all(map(endpoint_ok, ep))
+    return endpoint_ok(ep)
+
+
+def card_signed_bytes(game_id: bytes, seat: int, ep: str | list[str], skey: bytes) -> bytes:
+    """What a card's Ed25519 signature covers: the game, the seat, the endpoint(s) and the key.
+    One endpoint is signed as a string under the v1 domain, several as a list under v2."""
+    if isinstance(ep, str):
+        return bytes(msgpack.packb([DOMAIN_CARD, game_id, seat, ep, skey], use_bin_type=True))
+    return bytes(msgpack.packb([DOMAIN_CARD_EPS, game_id, seat, ep, skey], use_bin_type=True))
 
 
 @dataclass(frozen=True)
 class Card:
-    """A seat's direct-link address, checked against that seat's key from the genesis."""
+    """A seat's direct-link address(es), checked against that seat's key from the genesis."""
 
     seat: int
-    ep: str
+    ep: str  # the first endpoint
     skey: bytes  # CURVE public key of its publisher (it is the CURVE server there)
+    more: tuple[str, ...] = ()  # the other endpoints of a multi-endpoint card, in its order
+
+    @property
+    def endpoints(self) -> tuple[str, ...]:
+        """Every endpoint of the card: a subscriber connects to each (TRANSPORT.md §10.2)."""
+        return (self.ep, *self.more)
+
+    def wire_ep(self) -> str | list[str]:
+        """The card's `ep` field: a string for one endpoint, a list for several."""
+        return self.ep if not self.more else list(self.endpoints)
+
+
+class MoreEndpoints(Protocol):
+    """Endpoints for our card that are known a little later (a router's port mapping)."""
+
+    def ready(self) -> bool:
+        """True once `endpoints()` is final (mapped, failed or given up within its bound)."""
+        ...
+
+    def endpoints(self) -> list[tuple[str, int]]:
+        """(address, port) pairs that forward to our publisher's port."""
+        ...
+
+    def note(self) -> list[str]:
+        """Lines to tell the player once it is ready (why there is no mapping), or []."""
+        ...
+
+
+@dataclass(frozen=True)
+class FixedEndpoints:
+    """`MoreEndpoints` known from the start (the host maps its ports before the game)."""
+
+    eps: tuple[tuple[str, int], ...] = ()
+
+    def ready(self) -> bool:
+        """Always ready."""
+        return True
+
+    def endpoints(self) -> list[tuple[str, int]]:
+        """The endpoints given."""
+        return list(self.eps)
+
+    def note(self) -> list[str]:
+        """Nothing to say."""
+        return []
+
+
+def free_port(bind: str) -> int:
+    """A TCP port free right now on `bind` (for a publisher whose port is mapped beforehand)."""
+    import socket
+
+    host = bind.strip("[]")
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(fam, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        port: int = s.getsockname()[1]
+    return port
 
 
 def check_card(pub: Ed25519PublicKey, game_id: bytes, msg: dict[str, Any]) -> Card | None:
@@ -206,12 +306,15 @@ def check_card(pub: Ed25519PublicKey, game_id: bytes, msg: dict[str, Any]) -> Ca
 
     A relay cannot substitute an endpoint or a key: every field is under the seat's signature.
     """
-    data = card_signed_bytes(game_id, msg["seat"], msg["ep"], msg["skey"])
+    ep = msg["ep"]
+    data = card_signed_bytes(game_id, msg["seat"], ep, msg["skey"])
     try:
         pub.verify(msg["sig"], data)
     except InvalidSignature:
         return None
-    return Card(msg["seat"], msg["ep"], msg["skey"])
+    if isinstance(ep, str):
+        return Card(msg["seat"], ep, msg["skey"])
+    return Card(msg["seat"], ep[0], msg["skey"], tuple(ep[1:]))
 
 
 @dataclass(frozen=True)
@@ -260,8 +363,10 @@ class _Peer:
     """What we know about one other seat's direct links."""
 
     card: Card
-    sub: zmq.Socket[bytes]  # subscribed to its publisher: all we hear from it comes here
+    subs: dict[str, zmq.Socket[bytes]]  # endpoint -> SUB still in the race (§10.2)
     rate: _Bucket
+    sub: zmq.Socket[bytes] | None = None  # the SUB that completed first: the only one read
+    via: str | None = None  # its endpoint
     heard: float = 0.0  # last message from this seat's publisher
     first_heard: float = 0.0  # first message from this seat's publisher (0: never)
     head: tuple[int, bytes] | None = None  # its last advertised head
@@ -272,7 +377,16 @@ class _Peer:
 class Mesh:
     """One peer's direct links and everything that rides on them (see the module docstring)."""
 
-    def __init__(self, owner: MeshOwner, *, bind: str, advertise: str, curve: bool = True) -> None:
+    def __init__(
+        self,
+        owner: MeshOwner,
+        *,
+        bind: str | Sequence[str],
+        advertise: str | Sequence[str],
+        curve: bool = True,
+        port: int = 0,
+        more: MoreEndpoints | None = None,
+    ) -> None:
         s = owner.session
         assert s is not None and s.seat is not None
         self.owner = owner
@@ -291,17 +405,19 @@ class Mesh:
             self.pub.curve_secretkey = ssec
             self.pub.curve_publickey = spub
             self.pub.curve_server = True
-        if ":" in bind:
+        binds = [bind] if isinstance(bind, str) else list(bind)
+        self._advertise = [advertise] if isinstance(advertise, str) else list(advertise)
+        self._more = more
+        if any(":" in b for b in binds):
             self.pub.setsockopt(zmq.IPV6, 1)
-        port = self.pub.bind_to_random_port(f"tcp://{bind}")
-        ep = f"tcp://{advertise}:{port}"
-        skey = z85.decode(spub)
-        sig = owner.key.sign(card_signed_bytes(self.game_id, self.seat, ep, skey))
-        self.card = Card(self.seat, ep, skey)
-        self.card_msg = pack("card", seat=self.seat, ep=ep, skey=skey, sig=sig)
-        self.cards: dict[int, bytes] = {self.seat: self.card_msg}  # seat -> card message
+        self.port = self._bind(binds, port)
+        self._skey = z85.decode(spub)
+        self.card: Card | None = None  # ours (made again when `more` is ready)
+        self.card_msg = b""
+        self.cards: dict[int, bytes] = {}  # seat -> card message (ours too)
         self.peers: dict[int, _Peer] = {}
         self._by_sub: dict[Any, int] = {}
+        self._retired: set[Any] = set()  # subscriptions closed since the last tick
         self._get_rate: dict[int, _Bucket] = {}
         self._proof_rate: dict[int, _Bucket] = {}
         self._asked: dict[tuple[int, int], float] = {}  # (peer seat, seq) -> first asked
@@ -315,7 +431,61 @@ class Mesh:
         self.direct_new = 0  # entries that reached our log first over a direct link
         self._greet = False  # publish every card we know at the next tick
         self.started = time.monotonic()
-        owner.mesh_tunnel(self.card_msg, None)
+        self._more_done = False  # `more` was ready and taken into our card
+        self._make_card()
+
+    def _bind(self, binds: list[str], port: int) -> int:
+        """Bind our publisher on every address of `binds` with one port (`port`, or a random
+        one if 0 or taken: then `more`, mapped to `port`, is of no use and dropped)."""
+        first, rest = binds[0], binds[1:]
+        if port:
+            try:
+                self.pub.bind(f"tcp://{first}:{port}")
+            except zmq.ZMQError as exc:
+                log.warning("cannot listen on port %d for direct links (%s)", port, exc)
+                self._more, port = None, 0
+        if not port:
+            port = self.pub.bind_to_random_port(f"tcp://{first}")
+        for b in rest:
+            try:
+                self.pub.bind(f"tcp://{b}:{port}")
+            except zmq.ZMQError as exc:
+                log.info("direct links: cannot also listen on %s (%s)", shown(b), exc)
+        return port
+
+    def _make_card(self) -> None:
+        """Sign our card over every endpoint we can be reached at (at most MAX_EPS; the
+        advertised addresses first, then the mapped ones once ready) and send it to the host.
+        A card made again adds endpoints only, so it replaces the first everywhere (§10.2)."""
+        eps: list[str] = []
+        pairs = [(h, self.port) for h in self._advertise]
+        if self._more is not None and self._more.ready():
+            self._more_done = True
+            pairs += self._more.endpoints()
+            for line in self._more.note():
+                self.owner.mesh_notice(line)
+        for h, p in pairs:
+            try:
+                ep = endpoint(h, p)
+            except InviteError as exc:
+                log.warning("direct links: not advertising %s: %s", shown(h, 80), exc)
+                continue
+            if ep not in eps and len(eps) < MAX_EPS:
+                eps.append(ep)
+        if not eps:  # pragma: no cover - our own address is always one
+            eps = [f"tcp://127.0.0.1:{self.port}"]
+        card = Card(self.seat, eps[0], self._skey, tuple(eps[1:]))
+        if card == self.card:
+            return
+        sig = self.owner.key.sign(
+            card_signed_bytes(self.game_id, self.seat, card.wire_ep(), self._skey)
+        )
+        self.card = card
+        self.card_msg = pack("card", seat=self.seat, ep=card.wire_ep(), skey=self._skey, sig=sig)
+        self.cards[self.seat] = self.card_msg
+        self._greet = True
+        log.info("direct links: our card says %s", ", ".join(card.endpoints))
+        self.owner.mesh_tunnel(self.card_msg, None)
 
     @staticmethod
     def _limits(sock: zmq.Socket[bytes]) -> None:
@@ -416,10 +586,51 @@ class Mesh:
             log.warning("dropped a card for %s with a bad signature", self.name(seat))
             return
         old = self.peers.get(seat)
-        if old is not None and old.card == card:
-            return
+        if old is not None and old.card.skey == card.skey:
+            if set(card.endpoints) > set(old.card.endpoints):
+                self._grown(old, card, msg["sig"])  # it learned another address of its own
+            return  # the same card, or an older one (a replay takes no endpoint away)
         if old is not None:  # that seat restarted: new key, new endpoint
             self._close_sub(old)
+        # one SUB per signed endpoint, in a race: the first to hear from the seat's publisher
+        # (its CURVE handshake completed) is kept, the others closed (§10.2)
+        subs: dict[str, zmq.Socket[bytes]] = {}
+        for ep in card.endpoints:
+            sub = self._subscribe(seat, ep, card.skey)
+            if sub is not None:
+                subs[ep] = sub
+        if not subs:
+            return
+        self.peers[seat] = _Peer(card, subs, _Bucket(MSGS_PER_S, MSGS_PER_S))
+        for sub in subs.values():
+            self._by_sub[sub] = seat
+            self.owner.poller.register(sub, zmq.POLLIN)
+        self.cards[seat] = pack(
+            "card", seat=seat, ep=card.wire_ep(), skey=card.skey, sig=msg["sig"]
+        )
+        self.owner.mesh_tunnel(self.cards[seat], None)  # the host passes cards on; joiners no-op
+        self._greet = True  # gossip the new card on our publisher too
+        log.info("linking directly to %s at %s", self.name(seat), shown(", ".join(card.endpoints)))
+
+    def _grown(self, p: _Peer, card: Card, sig: bytes) -> None:
+        """A seat's card with more endpoints under the same key: keep the link we have, or
+        add the new endpoints to the race if none has completed yet."""
+        seat = card.seat
+        if p.sub is None:
+            for ep in card.endpoints:
+                if ep not in p.subs:
+                    sub = self._subscribe(seat, ep, card.skey)
+                    if sub is not None:
+                        p.subs[ep] = sub
+                        self._by_sub[sub] = seat
+                        self.owner.poller.register(sub, zmq.POLLIN)
+        p.card = card
+        self.cards[seat] = pack("card", seat=seat, ep=card.wire_ep(), skey=card.skey, sig=sig)
+        self.owner.mesh_tunnel(self.cards[seat], None)
+        self._greet = True
+        log.info("%s is also at %s", self.name(seat), shown(", ".join(card.endpoints)))
+
+    def _subscribe(self, seat: int, ep: str, skey: bytes) -> zmq.Socket[bytes] | None:
         sub = self.ctx.socket(zmq.SUB)
         self._limits(sub)
         sub.setsockopt(zmq.RECONNECT_IVL, 100)
@@ -429,27 +640,42 @@ class Mesh:
             # only the holder of the card's secret key can complete this handshake: everything
             # this socket receives comes from that seat
             sub.curve_publickey, sub.curve_secretkey = self._client
-            sub.curve_serverkey = z85.encode(card.skey)
+            sub.curve_serverkey = z85.encode(skey)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
         try:
-            sub.connect(card.ep)
+            sub.connect(ep)
         except zmq.ZMQError as exc:
-            log.warning("cannot link to %s at %s: %s", self.name(seat), shown(card.ep), exc)
+            log.warning("cannot link to %s at %s: %s", self.name(seat), shown(ep), exc)
             sub.close(linger=0)
-            return
-        self.peers[seat] = _Peer(card, sub, _Bucket(MSGS_PER_S, MSGS_PER_S))
-        self._by_sub[sub] = seat
-        self.owner.poller.register(sub, zmq.POLLIN)
-        self.cards[seat] = pack("card", seat=seat, ep=card.ep, skey=card.skey, sig=msg["sig"])
-        self.owner.mesh_tunnel(self.cards[seat], None)  # the host passes cards on; joiners no-op
-        self._greet = True  # gossip the new card on our publisher too
-        log.info("linking directly to %s at %s", self.name(seat), shown(card.ep))
+            return None
+        return sub
 
     def _close_sub(self, p: _Peer) -> None:
+        for sub in list(p.subs.values()):
+            self._drop_sub(sub)
+        p.subs.clear()
+
+    def _drop_sub(self, sub: zmq.Socket[bytes]) -> None:
         with contextlib.suppress(KeyError):
-            self.owner.poller.unregister(p.sub)
-        self._by_sub.pop(p.sub, None)
-        p.sub.close(linger=0)
+            self.owner.poller.unregister(sub)
+        self._by_sub.pop(sub, None)
+        self._retired.add(sub)  # the poll that is being handled may still name it
+        sub.close(linger=0)
+
+    def _won(self, p: _Peer, sock: zmq.Socket[bytes]) -> None:
+        """`sock` heard from the seat first: keep it, close the rest of the race."""
+        for ep, sub in list(p.subs.items()):
+            if sub is sock:
+                p.sub, p.via = sub, ep
+            else:
+                self._drop_sub(sub)
+                del p.subs[ep]
+        log.info("direct link up: we hear %s at %s", self.name(p.card.seat), shown(p.via))
+
+    def links(self) -> dict[int, str | None]:
+        """For every other seat whose card we hold: the endpoint we hear it at directly (its
+        link completed), or None (we hear it only through the host)."""
+        return {seat: p.via for seat, p in sorted(self.peers.items())}
 
     def relinked(self, seat: int) -> None:
         """`seat` said hello again on the host link (it may have restarted): until it reports
@@ -464,8 +690,8 @@ class Mesh:
 
     # ----- receiving -------------------------------------------------------------------------
     def owns(self, sock: Any) -> bool:
-        """True if `sock` is one of our subscriptions."""
-        return sock in self._by_sub
+        """True if `sock` is one of our subscriptions (or was, until this poll was handled)."""
+        return sock in self._by_sub or sock in self._retired
 
     def on_socket(self, sock: Any) -> None:
         """Drain one subscription (at most 1000 messages per call, so the loop stays fair)."""
@@ -473,6 +699,10 @@ class Mesh:
         if seat is None:
             return
         p = self.peers[seat]
+        if p.sub is None:
+            self._won(p, sock)
+        elif sock is not p.sub:  # pragma: no cover - the losers are closed when one wins
+            return
         for _ in range(1000):
             try:
                 data = sock.recv(flags=zmq.NOBLOCK)
@@ -676,6 +906,9 @@ class Mesh:
     # ----- periodic --------------------------------------------------------------------------
     def tick(self, now: float) -> None:
         """Heads and cards on every direct link; name who holds entries back."""
+        self._retired.clear()  # a new poll comes next: it cannot name a closed socket
+        if not self._more_done and self._more is not None and self._more.ready():
+            self._make_card()  # the router answered: our card again, with the mapped endpoint
         if now - self._last_heads >= HEAD_EVERY:
             self._last_heads = now
             head = pack("head", h=list(self._head()), up=self._up(now))
@@ -697,6 +930,8 @@ class Mesh:
             del self._asked[(seat, seq)]
             if p is None or p.head is None or p.head[0] < seq or ("held", seat) in self._named:
                 continue
+            if not self.hears(seat, self.seat, now):
+                continue  # it does not hear our `get` (no direct link our way, e.g. behind NAT)
             self._named.add(("held", seat))
             what = self._what(seq) if seq < held else f"entry {seq}"
             self.owner.mesh_notice(

@@ -36,11 +36,11 @@ from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite, format_address
 from zoo_p2p.net.liveness import Liveness
-from zoo_p2p.net.mesh import Mesh, Verdict, advertise_for
+from zoo_p2p.net.mesh import Mesh, MoreEndpoints, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.crypto import check_public_key
 from zoo_p2p.protocol.encoding import decode_entry
-from zoo_p2p.text import seat_word, shown
+from zoo_p2p.text import HINTS_ALLOWED, seat_word, shown
 
 __all__ = [
     "Driver",
@@ -304,6 +304,8 @@ class Link(Liveness):
         # the direct links (no trusted relay, TRANSPORT.md §10); ZOO_MESH=0 turns them off
         self.mesh: Mesh | None = None
         self._mesh_on = os.environ.get("ZOO_MESH", "1") != "0"
+        self.mesh_port = 0  # our publisher's port (0: random; set when a router maps it)
+        self.mesh_more: MoreEndpoints | None = None  # mapped endpoints for our card (issue 11)
         self._init_liveness()  # clocks and claims (zoo_p2p.net.liveness)
 
     def _trace(self, event: str, n: int) -> None:
@@ -344,6 +346,9 @@ class Link(Liveness):
             self.dropped += 1
             self.session = None
             return False
+        if self.session.genesis.hints and self._refuses_hints():
+            self.session = None  # nothing signed, no log: we never took the seat
+            return False
         self.sink = self.open_log(self.session)
         self.written = 0
         self._flush_log()
@@ -351,6 +356,12 @@ class Link(Liveness):
 
     def _genesis_ok(self, session: Session) -> bool:
         return True
+
+    def _refuses_hints(self) -> bool:
+        """The genesis allows hints (PROTOCOL.md §3.2): tell our seat before it signs anything
+        in this game; True when we will not play at such a table (then we have left)."""
+        self.driver.on_notice(HINTS_ALLOWED)
+        return False
 
     def _flush_log(self) -> None:
         """Write every entry the session holds beyond the file, then make them durable at once."""
@@ -467,13 +478,20 @@ class Link(Liveness):
             self.driver.on_turn(self)
 
     # ----- the mesh (zoo_p2p.net.mesh) ---------------------------------------------------
-    def _mesh_address(self) -> tuple[str, str]:
+    def _mesh_address(self) -> tuple[str | list[str], str | list[str]]:
         return ("127.0.0.1", "127.0.0.1")
 
     def _start_mesh(self) -> None:
         bind, advertise = self._mesh_address()
         try:
-            self.mesh = Mesh(self, bind=bind, advertise=advertise, curve=self._mesh_curve())
+            self.mesh = Mesh(
+                self,
+                bind=bind,
+                advertise=advertise,
+                curve=self._mesh_curve(),
+                port=self.mesh_port,
+                more=self.mesh_more,
+            )
         except zmq.ZMQError as exc:
             self._mesh_on = False
             self.driver.on_notice(f"no direct links (cannot listen on {bind}: {exc})")
@@ -657,6 +675,7 @@ class HostOptions:
     team: int | None = None
     linger_done: float = 3.0  # seconds to wait for every joiner to say it has everything
     give_up: float | None = None  # stop when no joiner has been heard for this long (None: never)
+    hints: bool = False  # the genesis will allow hints: the lobby says so (PROTOCOL.md §3.2)
 
 
 class Host(Link):
@@ -814,8 +833,11 @@ class Host(Link):
                         continue  # that seat hears every author directly
                     self._send(rid, data)
 
-    def _mesh_address(self) -> tuple[str, str]:
-        return (self.options.bind, self.invite.host)
+    def _mesh_address(self) -> tuple[str | list[str], str | list[str]]:
+        # every address we listen on, advertising those of the invite that are ours
+        binds = [_bracket(h) for h, _ in self.listening]
+        ours = [h for h, p in self.invite.addresses if p == self.port and h in dict(self.listening)]
+        return (binds, ours or self.invite.host)
 
     def _mesh_curve(self) -> bool:
         return self.options.curve
@@ -840,6 +862,8 @@ class Host(Link):
 
     def _lobby_msg(self) -> bytes:
         seats = [[s.name, self.fingerprint(s.pub), s.team] for s in self.lobby]
+        if self.options.hints:  # TRANSPORT.md §5: joiners learn it before the seats are full
+            return wire.pack("lobby", seats=seats, need=self.options.players, hints=True)
         return wire.pack("lobby", seats=seats, need=self.options.players)
 
     def _broadcast(self, data: bytes) -> None:
@@ -1308,6 +1332,13 @@ class Host(Link):
             super().close()
 
 
+HINTS_REFUSED = (
+    "this table allows hints (every seat may ask the expert) and --no-hints refuses them: "
+    "left before taking a seat, nothing signed"
+)
+"""Why a `zoo join --no-hints` left (PROTOCOL.md §3.2)."""
+
+
 @dataclass
 class JoinOptions:
     """What a joiner was asked for."""
@@ -1318,6 +1349,7 @@ class JoinOptions:
     curve: bool = True
     connect_give_up: float = 60.0  # stop when no host answered at all this long (give_up wins)
     status_every: float = 5.0  # seconds between "no answer yet" notices
+    refuse_hints: bool = False  # `--no-hints`: leave a table whose genesis allows hints (§3.2)
 
 
 class Joiner(Link):
@@ -1338,6 +1370,7 @@ class Joiner(Link):
         self.host_pub: bytes | None = None
         self.seat_no: int | None = None
         self.lobby_seats: list[tuple[str, str, int]] = []
+        self._hints_told = False  # we said "hints are allowed at this table" (lobby or genesis)
         pub_z85, sec_z85 = zmq.curve_keypair()
         self.curve_pub = z85.decode(pub_z85)
         self.sock = self.ctx.socket(zmq.DEALER)
@@ -1433,8 +1466,11 @@ class Joiner(Link):
             )
         )
 
-    def _mesh_address(self) -> tuple[str, str]:
-        return advertise_for(self.invite.host)
+    def _mesh_address(self) -> tuple[str | list[str], str | list[str]]:
+        bind, advertise = advertise_for(self.invite.host)
+        if self.mesh_more is not None:  # a router forwards our port: listen on every address
+            bind = "[::]" if bind.startswith("[") else "0.0.0.0"
+        return (bind, advertise)
 
     def _mesh_curve(self) -> bool:
         return self.options.curve
@@ -1582,6 +1618,8 @@ class Joiner(Link):
                 return
             self.lobby_seats = [(n, f, t) for n, f, t in msg["seats"]]
             self.driver.on_lobby(self.lobby_seats, msg["need"])
+            if msg.get("hints") is True:  # the genesis will allow hints: leave now if we refuse
+                self._refuses_hints()
         elif kind == "entries":
             self._on_entries(msg["from"], msg["e"])
         elif kind == "sync":
@@ -1646,6 +1684,18 @@ class Joiner(Link):
 
     def _genesis_ok(self, session: Session) -> bool:
         return session.seats[0].public_key == self.host_pub
+
+    def _refuses_hints(self) -> bool:
+        """Told in the lobby (the host says so) or by the genesis (what binds): say it once;
+        with `--no-hints`, stop before signing anything (closing sends the host our leave)."""
+        if not self._hints_told:
+            self._hints_told = True
+            self.driver.on_notice(HINTS_ALLOWED)
+        if not self.options.refuse_hints:
+            return False
+        if self.stopped is None:
+            self.stopped = Outcome(False, HINTS_REFUSED, 0)
+        return True
 
     def _tick_unanswered(self, now: float) -> None:
         """Before any welcome: say what we are waiting for, and give up after the bound."""

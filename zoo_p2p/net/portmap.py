@@ -17,15 +17,18 @@ import ipaddress
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from zoo_p2p.errors import ZooError
 
 log = logging.getLogger("zoo_p2p.net.portmap")
+T = TypeVar("T")
 
 LEASE = 3600  # seconds asked for; renewed at half-life
-DISCOVER_MS = 2000  # how long SSDP discovery listens for routers
+DISCOVER_MS = 2000  # how long SSDP discovery listens for routers (per kind of device)
+JOIN_DISCOVER_MS = 1000  # the same for a joiner's direct-link port (it costs no one a wait)
 OPEN_TIMEOUT = 10.0  # the whole of open() is abandoned after this long
 DESCRIPTION = "zoo-p2p game"
 
@@ -52,14 +55,26 @@ def _is_public(ip: str) -> bool:
         return False
 
 
-def advice(port: int, lan_ip: str | None = None) -> list[str]:
-    """What a host can do when its router will not map a port (one line each)."""
+VPN_ADVICE = (
+    "or join a VPN such as Tailscale or WireGuard with the other players and give them "
+    "the invite with your VPN address (--address VPN-ADDRESS);"
+)
+
+
+def advice(port: int, lan_ip: str | None = None, *, joiner: bool = False) -> list[str]:
+    """What a host (or a joiner, for its direct-link port) can do when its router will not map
+    a port (one line each)."""
     lan = lan_ip or "THIS-MACHINE'S-LAN-ADDRESS"
+    if joiner:  # its port is new each game: only the router's UPnP or a VPN make it reachable
+        return [
+            "to be reached directly: turn UPnP on in your router's settings, "
+            "or play over a VPN such as Tailscale or WireGuard (the host gives its VPN address "
+            "in the invite)"
+        ]
     return [
         f"forward TCP port {port} on your router to {lan}:{port} by hand "
         f"(router settings: 'port forwarding'), then host with --port {port} again;",
-        "or join a VPN such as Tailscale or WireGuard with the other players and give them "
-        "the invite with your VPN address (--address VPN-ADDRESS);",
+        VPN_ADVICE,
         "or tunnel through a server you can log in to that has a public address:",
         f"    ssh -N -R '*:{port}:{lan}:{port}' you@server.example",
         f"  (the server needs 'GatewayPorts clientspecified' in sshd_config), "
@@ -83,6 +98,7 @@ class PortMapper:
         self.discover_ms = discover_ms
         self.timeout = timeout
         self.mapping: Mapping | None = None
+        self.also: list[Mapping] = []  # more ports mapped on the same router (`add`)
         self.lan_ip: str | None = None
         self.renewals = 0
         self._upnp: Any = None
@@ -93,29 +109,34 @@ class PortMapper:
     # ----- opening ----------------------------------------------------------------------
     def open(self) -> Mapping:
         """Map the port (bounded by `timeout`); raise MappingError saying why it failed."""
+        mapping: Mapping = self._bounded(self._open, "open")
+        self.mapping = mapping
+        if self.lease:
+            self._renewer = threading.Thread(target=self._renew_loop, name="zoo-upnp", daemon=True)
+            self._renewer.start()
+        return mapping
+
+    def _bounded(self, fn: Callable[[], T], what: str) -> T:
+        """`fn()` in a thread, abandoned after `timeout`; every failure a MappingError."""
         box: dict[str, Any] = {}
 
         def work() -> None:
             try:
-                box["ok"] = self._open()
+                box["ok"] = fn()
             except MappingError as exc:
                 box["err"] = exc
             except Exception as exc:  # miniupnpc raises bare Exception with the router's words
                 box["err"] = MappingError(f"the router refused: {exc}")
 
-        t = threading.Thread(target=work, name="zoo-upnp-open", daemon=True)
+        t = threading.Thread(target=work, name=f"zoo-upnp-{what}", daemon=True)
         t.start()
         t.join(self.timeout)
         if t.is_alive():
             raise MappingError(f"no answer from the router within {self.timeout:.0f} s")
         if "err" in box:
             raise box["err"]
-        mapping: Mapping = box["ok"]
-        self.mapping = mapping
-        if self.lease:
-            self._renewer = threading.Thread(target=self._renew_loop, name="zoo-upnp", daemon=True)
-            self._renewer.start()
-        return mapping
+        result: T = box["ok"]
+        return result
 
     def _open(self) -> Mapping:
         try:
@@ -124,13 +145,14 @@ class PortMapper:
             raise MappingError("miniupnpc is not installed") from None
         u = miniupnpc.UPnP()
         u.discoverdelay = self.discover_ms
+        t0 = time.monotonic()
         try:
-            n = u.discover()
+            n = u.discover()  # one wait of discover_ms per kind of device it asks for
         except Exception:  # miniupnpc raises when nothing answered ("Success" errno text)
             n = 0
         if not n:
             raise MappingError(
-                f"no UPnP router answered within {self.discover_ms / 1000:.0f} s "
+                f"no UPnP router answered within {time.monotonic() - t0:.0f} s "
                 "(UPnP is off on the router, or there is no router)"
             )
         try:
@@ -150,10 +172,10 @@ class PortMapper:
             log.warning("the router's external address %s is not public (double NAT?)", ext_ip)
         return Mapping(ext_ip, ext_port, self.lan_ip, self.port, lease)
 
-    def _add_one(self, ext_port: int, lease: int) -> None:
+    def _add_one(self, ext_port: int, lease: int, port: int | None = None) -> None:
         with self._lock:
             ok = self._upnp.addportmapping(
-                ext_port, "TCP", self.lan_ip, self.port, DESCRIPTION, "", lease
+                ext_port, "TCP", self.lan_ip, port or self.port, DESCRIPTION, "", lease
             )
         if not ok:
             raise MappingError(f"the router would not map port {ext_port}")
@@ -166,7 +188,7 @@ class PortMapper:
                 break
             for lease in (self.lease, 0) if self.lease else (0,):
                 try:
-                    self._add_one(ext_port, lease)
+                    self._add_one(ext_port, lease, want)
                     return ext_port, lease
                 except Exception as exc:
                     last = str(exc)
@@ -177,12 +199,23 @@ class PortMapper:
                 break  # not a port clash: another port will not help
         raise MappingError(f"the router refused to map TCP port {want}: {last or 'no reason'}")
 
+    def add(self, port: int) -> Mapping:
+        """Map one more local `port` on the router that `open()` found (quick: no discovery),
+        renewed and removed with the first; MappingError saying why if the router refuses."""
+        if self.mapping is None or self._upnp is None:
+            raise MappingError("no router to ask (the first mapping failed)")
+        ext_port, lease = self._bounded(lambda: self._add(port), "add")
+        m = Mapping(self.mapping.external_ip, ext_port, self.mapping.lan_ip, port, lease)
+        self.also.append(m)
+        return m
+
     # ----- keeping it -------------------------------------------------------------------
     def renew(self) -> None:
         """Map again with a fresh lease (what the renewal thread does at half-life)."""
         if self.mapping is None:
             return
-        self._add_one(self.mapping.external_port, self.mapping.lease)
+        for m in (self.mapping, *self.also):
+            self._add_one(m.external_port, m.lease, m.port)
         self.renewals += 1
 
     def _renew_loop(self) -> None:
@@ -202,8 +235,12 @@ class PortMapper:
         if m is None or self._upnp is None:
             return False
         box: dict[str, bool] = {}
+        rest, self.also = self.also, []
 
         def work() -> None:
+            for other in rest:
+                with contextlib.suppress(Exception), self._lock:
+                    self._upnp.deleteportmapping(other.external_port, "TCP")
             with contextlib.suppress(Exception), self._lock:
                 box["ok"] = bool(self._upnp.deleteportmapping(m.external_port, "TCP"))
 
@@ -229,3 +266,75 @@ def map_port(port: int, **kw: Any) -> tuple[PortMapper, Mapping]:
         time.monotonic() - start,
     )
     return pm, m
+
+
+class BackgroundMapping:
+    """A joiner's direct-link port mapped in a background thread (bounded by the mapper's
+    timeout), so joining never waits for the router; the mesh makes its card once `ready()`
+    (`zoo_p2p.net.mesh.MoreEndpoints`). `close()` removes the mapping."""
+
+    def __init__(self, port: int, **kw: Any) -> None:
+        self.port = port
+        self.mapper = PortMapper(port, **kw)
+        self.mapping: Mapping | None = None
+        self.error: MappingError | None = None
+        self.took = 0.0
+        self._closed = False
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="zoo-upnp-join", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        t0 = time.monotonic()
+        try:
+            self.mapping = self.mapper.open()
+        except MappingError as exc:
+            self.error = exc
+        except Exception as exc:  # pragma: no cover - open() wraps everything it can
+            self.error = MappingError(str(exc))
+        finally:
+            self.took = time.monotonic() - t0
+            with self._lock:
+                self._done.set()
+                late = self._closed
+            if late:  # the game ended before the router answered: undo it at once
+                self.mapper.close()
+
+    def ready(self) -> bool:
+        """True once mapped or failed."""
+        return self._done.is_set()
+
+    def endpoints(self) -> list[tuple[str, int]]:
+        """The router's external address and port, if it mapped ours."""
+        m = self.mapping
+        if m is None:
+            return []
+        log.info(
+            "the router forwards %s:%d to our direct links at %s:%d (%.1f s; lease %s)",
+            m.external_ip,
+            m.external_port,
+            m.lan_ip,
+            m.port,
+            self.took,
+            f"{m.lease} s, renewed" if m.lease else "permanent",
+        )
+        return [(m.external_ip, m.external_port)]
+
+    def note(self) -> list[str]:
+        """Why there is no mapping, what it costs and what to do (empty when mapped)."""
+        if self.error is None:
+            return []
+        return [
+            f"could not map our direct-link port {self.port} on the router: {self.error}; "
+            "the other players will reach you only through the host",
+            *advice(self.port, self.mapper.lan_ip, joiner=True),
+        ]
+
+    def close(self, timeout: float = 3.0) -> None:
+        """Remove the mapping (bounded; one still being made is removed when it is made)."""
+        with self._lock:
+            self._closed = True
+            ready = self._done.is_set()
+        if ready:
+            self.mapper.close(timeout)

@@ -46,6 +46,7 @@ class ZooApp(App[int]):
         analyse: tuple[int, int] | None = None,
         glyphs: Glyphs | None = None,
         pick: Any = None,
+        networked: bool = True,
     ) -> None:
         # NO_COLOR: strip colours outright (Textual's NoColor filter) rather than turn them into
         # greys, which hide red figures on grey; marks stay as brackets, bold, reverse, underline
@@ -54,7 +55,8 @@ class ZooApp(App[int]):
         self.table = table
         self.replay_data = replay
         self.network = network
-        self.pick = pick  # zoo_p2p.tui.pick.Pick: games to choose from before the network runs
+        self.networked = networked  # False: the network game's other seats are our own bots
+        self.pick = pick  # zoo_p2p.tui.pick.Pick: browse the LAN and pick before the network runs
         self.picked: str | None = None
         self.glyphs = glyphs or terminal_glyphs()
         self.net_code: int | None = None
@@ -123,7 +125,8 @@ class ZooApp(App[int]):
 
     # ------------------------------------------------------------------ network games
     def show_pick(self) -> None:
-        """The games found on the LAN; the one picked (or an invite pasted) starts the join."""
+        """The games on the LAN, browsed live; the one picked (or an invite pasted) starts the
+        join."""
         from zoo_p2p.tui.pick import PickScreen
 
         pick = self.pick
@@ -137,7 +140,9 @@ class ZooApp(App[int]):
             self.network = pick.start(invite)
             self.start_network(self.network)
 
-        self.push_screen(PickScreen(pick.games, pick.note, pick.check), after)
+        self.push_screen(
+            PickScreen(pick.source, pick.check, bound=pick.bound, clock=pick.clock), after
+        )
 
     def start_network(self, start: Callable[[Driver, Console], int]) -> None:
         """Show the lobby and run the peer (``start(driver, console)``) in a worker thread."""
@@ -208,7 +213,7 @@ class ZooApp(App[int]):
         if snap.state is None or self.table is not None:
             return
         self.started_at = len(self.runner_lines)
-        self.table = NetTable(self.net_driver, snap)
+        self.table = NetTable(self.net_driver, snap, networked=self.networked)
         self.table.presence = self.last_presence
         if self.last_seats is not None:
             self.table.seat_notes, self.table.awaiting = self.last_seats

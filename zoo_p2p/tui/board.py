@@ -33,6 +33,15 @@ class HiddenSquare:
     under_mutant: bool
 
 
+def squares_of(move: Move | None) -> tuple[int, ...]:
+    """The squares a move touches: where a step starts and ends, where a card is sent."""
+    if move is None:
+        return ()
+    if isinstance(move, Step):
+        return (move.frm, move.to)
+    return (move.to,)
+
+
 class BoardView(Widget, can_focus=True):
     """The zoo. Arrows move the cursor, Enter or a click acts on the square under it."""
 
@@ -42,6 +51,7 @@ class BoardView(Widget, can_focus=True):
         "board--target",
         "board--capture",
         "board--last",
+        "board--hint",
         "board--hidden",
         "board--mutant",
         "board--grid",
@@ -78,6 +88,7 @@ class BoardView(Widget, can_focus=True):
         self.selected: int | None = None
         self.targets: Mapping[int, Move] = {}
         self.last: tuple[int, ...] = ()
+        self.hinted: tuple[int, ...] = ()
         self.hidden: Mapping[int, HiddenSquare] | None = None
 
     def show(
@@ -88,18 +99,15 @@ class BoardView(Widget, can_focus=True):
         selected: int | None = None,
         targets: Mapping[int, Move] | None = None,
         hidden: Mapping[int, HiddenSquare] | None = None,
+        hint: Move | None = None,
     ) -> None:
-        """Draw ``state`` with the given marks."""
+        """Draw ``state`` with the given marks (``hint``: the expert's move, in ``( )``)."""
         self.state = state
         self.selected = selected
         self.targets = targets or {}
         self.hidden = hidden
-        if last is None:
-            self.last = ()
-        elif isinstance(last, Step):
-            self.last = (last.frm, last.to)
-        else:
-            self.last = (last.to,)
+        self.last = squares_of(last)
+        self.hinted = squares_of(hint)
         self.refresh()
 
     def watch_cursor(self) -> None:
@@ -201,6 +209,8 @@ class BoardView(Widget, can_focus=True):
                     left, right = "<", ">"
                 elif move is not None:
                     left, right = "[", "]"
+                elif sq in self.hinted:
+                    left, right = "(", ")"
                 if state is not None:
                     content = self._content(state, sq)
                     content.truncate(CELL - 2, pad=False)
@@ -214,6 +224,8 @@ class BoardView(Widget, can_focus=True):
                     cell.append(" " * CELL)
                 if sq in self.last:
                     cell.stylize(self._style("board--last"))
+                if sq in self.hinted:
+                    cell.stylize(self._style("board--hint"))
                 if move is not None and state is not None:
                     cap = is_character_capture(state, move)
                     cell.stylize(self._style("board--capture" if cap else "board--target"))

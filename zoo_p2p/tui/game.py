@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -13,6 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from zoo_p2p.bots.analysis import Hint, HintRefused, hint
 from zoo_p2p.errors import IllegalMoveError, NotationError
 from zoo_p2p.rules import Move, Send, State, Step, Variant, parse_move, square_name
 from zoo_p2p.tui.board import BoardView, HandBar
@@ -118,6 +121,11 @@ class GameScreen(Screen[None]):
         self.quitting = False
         self.typing_pending = False  # keys typed on the board before the focus reached the box
         self.over_shown = False
+        # the expert's hint (x): for which position, the search's stop flag, what it found
+        self.hint_key: tuple[int, bytes] | None = None
+        self.hint_stop = threading.Event()
+        self.hint: Hint | None = None
+        self.hints_dropped = 0  # hints that arrived after their position had changed
 
     @property
     def zoo(self) -> ZooApp:
@@ -171,6 +179,7 @@ class GameScreen(Screen[None]):
         self.history.append(entry)
         self.last = move
         self.pick_hand = self.pick_sq = None
+        self.forget_hint()
         self.redraw()
 
     def refresh_table(self) -> None:
@@ -204,6 +213,85 @@ class GameScreen(Screen[None]):
         result = work_fn()
         self.app.call_from_thread(done, result)
 
+    # ------------------------------------------------------------------ the expert's hint
+    def position_key(self) -> tuple[int, bytes]:
+        """What identifies the position on screen: a hint is for this position only."""
+        st = self.table.state
+        return len(st.history), st.digest()
+
+    def action_hint(self) -> None:
+        """x: what the expert would play here, searched in a worker thread (local games of one
+        person against bots only; elsewhere it says why hints are off)."""
+        why = self.table.hints_off()
+        if why is not None:
+            self.notice(Text(why, style="yellow"))
+            return
+        if not self.table.my_turn():
+            self.notice(Text("a hint is for your own turn", style="yellow"))
+            return
+        key = self.position_key()
+        if self.hint_key == key:
+            if self.hint is not None:
+                self.notice(Text(self.hint.describe(self.g.dash)))
+            return  # the expert is still thinking about this very position
+        self.forget_hint()
+        self.hint_key = key
+        self.hint_stop = threading.Event()
+        self._think_hint(self.table.state, key, self.hint_stop, len(self.table.human))
+        self.redraw()
+
+    @work(thread=True, group="hint", exit_on_error=False)
+    def _think_hint(
+        self, state: State, key: tuple[int, bytes], stop: threading.Event, people: int
+    ) -> None:
+        """The search, off the UI thread: bounded work, stopped when the position changes."""
+        result: Hint | str | None
+        try:
+            result = hint(
+                state,
+                networked=self.table.networked,
+                people=people,
+                agreed=self.table.agreed,
+                stop=stop.is_set,
+            )
+        except HintRefused as exc:
+            result = str(exc)
+        with contextlib.suppress(RuntimeError):  # the app has closed meanwhile
+            self.app.call_from_thread(self.hint_done, key, result)
+
+    def hint_done(self, key: tuple[int, bytes], result: Hint | str | None) -> None:
+        """A hint arrived: shown if its position is still the one on screen, else dropped."""
+        if key != self.hint_key or result is None or key != self.position_key():
+            self.hints_dropped += 1
+            return
+        if isinstance(result, str):
+            self.hint_key = None
+            self.notice(Text(result, style="yellow"))
+            return
+        self.hint = result
+        self.notice(Text(result.describe(self.g.dash), style="bold"))
+        self.redraw()
+
+    def on_unmount(self) -> None:
+        """The screen is gone (quit, rematch): a search still running stops."""
+        self.hint_stop.set()
+
+    def forget_hint(self) -> None:
+        """The position changed: stop the search and take the hint off the board."""
+        self.hint_stop.set()
+        self.hint_key = None
+        self.hint = None
+
+    def hint_text(self) -> Text | None:
+        """The hint line of the info panel: thinking, or the expert's move."""
+        if self.hint_key is None:
+            return None
+        if self.hint is None:
+            dots = "..." if self.g.ascii else "\u2026"
+            return Text(f"the expert is thinking{dots}", style="italic")
+        h = self.hint
+        return Text(f"( ) expert: {h.move}, win chance {100 * h.win:.0f} %", style="bold")
+
     # ------------------------------------------------------------------ drawing
     def targets(self) -> dict[int, Move]:
         """Legal destinations of what is picked (empty when it is not this terminal's turn)."""
@@ -225,7 +313,13 @@ class GameScreen(Screen[None]):
         st = self.table.state
         targets = self.targets()
         board = self.query_one("#board", BoardView)
-        board.show(st, last=self.last, selected=self.pick_sq, targets=targets)
+        board.show(
+            st,
+            last=self.last,
+            selected=self.pick_sq,
+            targets=targets,
+            hint=self.hint.move if self.hint is not None else None,
+        )
         self.query_one("#status", Static).update(self.status_text(st))
         self.query_one("#seats", Static).update(self.seats_text(st))
         hand = self.query_one("#hand", HandBar)
@@ -284,6 +378,10 @@ class GameScreen(Screen[None]):
 
     def info_text(self, st: State, targets: dict[int, Move]) -> Text:
         t = Text()
+        expert = self.hint_text()
+        if expert is not None:
+            t.append_text(expert)
+            t.append("\n")
         board = self.query_one("#board", BoardView)
         sq = board.cursor
         t.append(square_words(st, sq, self.table.names))
@@ -341,10 +439,11 @@ class GameScreen(Screen[None]):
         return Text(
             self.g.sep.join(
                 [
-                    "arrows/click: pick, then target",
+                    "arrows/click: pick, target",
                     "3-6 hand",
                     "Tab: type",
                     "? moves",
+                    "x hint",
                     "q quit",
                 ]
             ),
@@ -426,6 +525,9 @@ class GameScreen(Screen[None]):
         if text in ("?", "h", "help"):
             self.action_moves()
             return
+        if text.lower() in ("x", "hint", "expert"):
+            self.action_hint()
+            return
         if text.lower() in ("q", "quit"):
             self.action_quit_game()
             return
@@ -480,6 +582,9 @@ class GameScreen(Screen[None]):
         elif ch == "q":
             event.stop()
             self.action_quit_game()
+        elif ch == "x":
+            event.stop()
+            self.action_hint()
         elif ch == "@" and self.pick_hand is not None:
             event.stop()
             self._type(f"{self.pick_hand}@")

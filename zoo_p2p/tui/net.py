@@ -44,6 +44,7 @@ class Snapshot:
     log_path: str | None
     floor: tuple[int, str, int] | None = None  # (seat, kind, log length) of who owes an entry
     allowed: int | None = None  # seconds the floor holder has for it (§10)
+    hints: bool = False  # the genesis allows hints: every seat agreed (PROTOCOL.md §3.2)
 
 
 def snapshot(link: GameLink) -> Snapshot:
@@ -75,6 +76,7 @@ def snapshot(link: GameLink) -> Snapshot:
         None if path is None else str(path),
         floor,
         allowed,
+        s.genesis.hints,
     )
 
 
@@ -207,11 +209,15 @@ class NoticeFile(io.TextIOBase):
 class NetTable(Table):
     """A network game as the game screen sees it."""
 
-    def __init__(self, driver: AppDriver, snap: Snapshot) -> None:
+    def __init__(self, driver: AppDriver, snap: Snapshot, *, networked: bool = True) -> None:
+        """``networked=False`` for ``zoo play``: the other seats are bots this machine started
+        (the game still runs over loopback), so hints are offered."""
         super().__init__(
             names=snap.names,
             human=set() if snap.seat is None else {snap.seat},
             title="network game",
+            networked=networked,
+            agreed=snap.hints,
         )
         self.driver = driver
         self.snap = snap

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from zoo_p2p.driver import Driver
 from zoo_p2p.rules import Team, Variant
-from zoo_p2p.tui.pick import LanGame, Pick
+from zoo_p2p.tui.pick import Pick, Source
 from zoo_p2p.tui.table import LocalTable
 
 
@@ -76,13 +76,15 @@ def run_local(
     )
 
 
-def run_network(start: Callable[[Driver, Console], int]) -> int:
+def run_network(start: Callable[[Driver, Console], int], *, networked: bool = True) -> int:
     """A network game on the full screen: ``start(driver, console)`` (the CLI's runner, which
     runs the peer's loop) goes to a worker thread with the app's driver and a console whose lines
-    land in the app's message area; the exit code is the runner's (130 after Ctrl-C)."""
+    land in the app's message area; the exit code is the runner's (130 after Ctrl-C).
+    ``networked=False``: every other seat is a bot this command started (``zoo play``), so the
+    expert's hints are offered."""
     from zoo_p2p.tui.app import ZooApp
 
-    app = ZooApp(network=start)
+    app = ZooApp(network=start, networked=networked)
     code = app.run()
     out = Console(highlight=False)
     for line in app.runner_lines[app.started_at :]:  # how it ended: scores, log, audit, resume
@@ -91,18 +93,18 @@ def run_network(start: Callable[[Driver, Console], int]) -> int:
 
 
 def run_join_picked(
-    games: list[LanGame],
+    source: Source,
     start: Callable[[str], Callable[[Driver, Console], int]],
     *,
-    note: str = "",
     check: Callable[[str], str | None] | None = None,
 ) -> int:
-    """``zoo join`` with no invite on the full screen: the games the CLI found on the LAN are
-    listed (or none, with ``note``); the one picked, or an invite pasted (``check`` says what is
-    wrong with it), runs ``start(invite)`` as a network game. Exit code 1 when nothing is picked."""
+    """``zoo join`` with no invite on the full screen: the games on the LAN are listed live as
+    ``source`` (a browse in the background, see `zoo_p2p.tui.pick`) reports them; the one
+    picked, or an invite pasted (``check`` says what is wrong with it), runs ``start(invite)``
+    as a network game. Exit code 1 when nothing is picked, 130 after Ctrl-C."""
     from zoo_p2p.tui.app import ZooApp
 
-    app = ZooApp(pick=Pick(games=games, start=start, note=note, check=check))
+    app = ZooApp(pick=Pick(source=source, start=start, check=check))
     code = app.run()
     out = Console(highlight=False)
     for line in app.runner_lines[app.started_at :]:
