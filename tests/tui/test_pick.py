@@ -327,3 +327,17 @@ def test_ascii_terminals_get_ascii() -> None:
 
     picking(FakeLan(), steps, glyphs=ASCII)
     assert "| searching the LAN... 0 found (0 s)" in seen[0] and "up/down Enter join" in seen[0]
+
+
+def test_two_adverts_claiming_one_fingerprint_are_both_listed_and_flagged() -> None:
+    seen: list[str] = []
+    spoof = dataclasses.replace(PLAIN, name="[b]bob[/b]", invite="zoo://mallory")
+
+    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+        seen.append(" ".join(screen_text(app).split()))
+        await pilot.press("q")
+
+    picking(FakeLan(HOSTILE, PLAIN, spoof), steps)
+    assert seen[0].count("JJJJ-KKKK-LLLL-MMMM") == 2
+    assert seen[0].count("two adverts claim this fingerprint") == 2
+    assert seen[0].count("EEEE-FFFF-GGGG-HHHH") == 1
