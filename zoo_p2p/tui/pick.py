@@ -73,11 +73,11 @@ Source = Callable[[Report], Callable[[], None]]  # start a browse; returns its s
 def game_line(g: LanGame, *, twin: bool = False) -> Text:
     """One row of the list: name (as data, never markup), fingerprint, seats, variant; `twin`:
     another advert claims the same fingerprint (one of them points elsewhere)."""
-    seats = f"{g.taken}/{g.seats} taken, " + (f"{g.free} free" if g.free > 0 else "full")
+    seats = f"{g.free} of {g.seats} free" if g.free > 0 else f"full ({g.taken}/{g.seats})"
     t = Text()
     t.append(f"{shown(g.name, 32):<32}", style="bold")
     t.append(f"  {shown(g.fingerprint, 24)}", style="dim")
-    t.append(f"  {shown(seats, 30)}  {shown(g.variant, 10)}")
+    t.append(f"  {shown(seats, 14):<11}  {shown(g.variant, 10)}")  # 76 columns: fits 80
     if twin:
         t.append("\n  two adverts claim this fingerprint: ask the host which", style="bold yellow")
     return t
