@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-ZOO = [sys.executable, "-c", "from zoo_p2p.cli.app import main; main()"]
+# `zoo` as a person's terminal runs it: Ctrl-C (SIGINT) raises KeyboardInterrupt. Said outright
+# because a suite started with SIGINT ignored (`pytest &` in a script without job control, some
+# CI runners) hands that on to every child, Python then installs no handler, and a test's SIGINT
+# would be lost: the three tests that interrupt a peer timed out that way.
+ZOO = [
+    sys.executable,
+    "-c",
+    "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    "from zoo_p2p.cli.app import main; main()",
+]
 ROOT = Path(__file__).resolve().parents[2]
 
 

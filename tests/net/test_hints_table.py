@@ -238,3 +238,48 @@ def test_the_lobby_may_say_hints_and_nothing_else_is_optional() -> None:
             wire.unpack(wire.pack("lobby", seats=seats, need=2, hints=bad))
     with pytest.raises(wire.WireError, match="wrong fields"):
         wire.unpack(wire.pack("welcome", v=1, pub=bytes(32), sig=bytes(64), seat=None, hints=True))
+
+
+def test_zoo_resume_of_a_zoo_play_game_keeps_hints_on(procs: Procs) -> None:
+    """`zoo play` writes `hints: true` (its other seats are its own bots); `zoo resume`, a
+    networked run, reads it from the genesis and `x` still asks the expert."""
+    log = procs.tmp / "play.zoolog"
+    env = dict(procs.env, TERM="xterm", ZOO_BOT_DELAY="0")
+
+    def run(*args: str, script: list[tuple[str, bytes]]) -> str:
+        master, slave = os.openpty()
+        p = subprocess.Popen(
+            [*ZOO, *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            cwd=procs.tmp,
+            start_new_session=True,
+        )
+        procs.procs.append(p)
+        os.close(slave)
+        buf: list[str] = []
+        try:
+            for pattern, send in script:
+                _read(master, re.compile(pattern), buf, 40)
+                os.write(master, send)
+            _read(master, re.compile("audit:"), buf, 30)  # what it says as it leaves
+            p.wait(30)
+        finally:
+            os.close(master)
+        return " ".join("".join(buf).split())
+
+    first = run(
+        "play", "--plain", "--bots", "1", "--log", str(log),
+        script=[("Your move", b"q\n"), ("Leave the game", b"y\n")],
+    )  # fmt: skip
+    assert HINTS_ALLOWED in first, first[-3000:]
+    assert audit_file(log).hints  # type: ignore[attr-defined]
+    again = run(
+        "resume", str(log), "--plain",
+        script=[("Your move", b"x\n"), (r"expert would play|hints are off", b"q\n"),
+                ("Leave the game", b"y\n")],
+    )  # fmt: skip
+    assert "resuming as host" in again
+    assert HINT_LINE.search(again) is not None and OFF not in again, again[-2000:]

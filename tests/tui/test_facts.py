@@ -120,3 +120,20 @@ def test_every_seat_shows_connected_lost_or_left_and_what_is_awaited() -> None:
     plain = text.plain
     assert "lost 12 s" in plain and "left" in plain
     assert plain.rstrip().endswith("waiting for [/]bo (Blue): a reconnect")
+
+
+def test_every_kind_of_card_has_a_code_and_words() -> None:
+    from zoo_p2p.rules.state import Card
+    from zoo_p2p.tui.facts import card_code, card_words
+
+    st = KnownDeal.random(random.Random(2)).new_state([Team.YELLOW, Team.BLUE])
+    cards = {
+        Card("zoo", 2): ("2", "a 2 (2 zombies)"),
+        Card("zoo", 4): ("4", "a 4 (an animal)"),
+        Card("character", 4, 1): ("B4", "Blue's 4"),
+        Card("mutant", 5, 0): ("M5", "the mutant (was a 5)"),
+        Card("unknown"): ("?", "a hidden card"),
+        Card("empty"): ("", "nothing"),
+    }
+    for card, (code, words) in cards.items():
+        assert (card_code(st, card), card_words(st, card)) == (code, words), card

@@ -47,7 +47,7 @@ def seat_name(session: Session, seat: int | None) -> str:
 
 HELP = (
     "Type a move like 5@C3 (send your 5 onto C3) or C3-C4 (step); "
-    "'?' lists your legal moves, 'x' asks the expert (games against bots), "
+    "'?' lists your legal moves, 'x' asks the expert (where hints are allowed), "
     "'b' shows the board and the legend, 'q' leaves."
 )
 PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
