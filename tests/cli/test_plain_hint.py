@@ -169,11 +169,11 @@ def test_the_genesis_allows_hints_for_zoo_play_and_zoo_host_hints_only(
     `zoo resume` of it, a networked run, still offers hints; `zoo host` only with --hints."""
     asked: list[bool] = []
 
-    def fake_host(**kw: Any) -> int:
-        asked.append(kw["hints"])
+    def fake_host(plan: Any, driver: Any, console: Any) -> int:
+        asked.append(plan.hints)
         return 0
 
-    monkeypatch.setattr("zoo_p2p.cli.netcmds._host", fake_host)
+    monkeypatch.setattr("zoo_p2p.cli.runners.run_host", fake_host)
     monkeypatch.setattr(
         "zoo_p2p.cli.netcmds.run_human", lambda plain, console, start, **kw: start(None, console)
     )

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import os
 import re
-import select
 import socket
 import subprocess
-import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tests.net.harness import ZOO, Procs, audit_file
+from tests.net.harness import Procs, audit_file, wait_for
 from zoo_p2p.driver import NullDriver
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.peer import HINTS_REFUSED, Joiner, JoinOptions
@@ -26,6 +23,7 @@ from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.protocol.liveness import Clocks
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
+from zoo_p2p.storage import read_log
 from zoo_p2p.text import HINTS_ALLOWED
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -135,96 +133,51 @@ def test_a_table_without_hints_says_nothing_and_no_hints_joins_it() -> None:
         j.close()
 
 
-def _pty_join(
-    procs: Procs, invite: str, log: Path, *more: str
-) -> tuple[subprocess.Popen[bytes], int]:
-    """`zoo join --plain` with a terminal (the person's own key, its own log)."""
-    key = str(log.with_suffix(".key"))
-    args = ["join", invite, "--plain", "--name", "person", "--log", str(log), "--identity", key]
-    master, slave = os.openpty()
-    p = subprocess.Popen(
-        [*ZOO, *args, *more],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=dict(procs.env, TERM="xterm"),
-        cwd=procs.tmp,
-        start_new_session=True,
-    )
-    procs.procs.append(p)
-    os.close(slave)
-    return p, master
+def _said(procs: Procs, name: str) -> str:
+    """What a process printed so far, its lines joined (the console wraps at 80 columns)."""
+    out = procs.tmp / f"{name}.out"
+    return " ".join(out.read_text(errors="replace").split()) if out.exists() else ""
 
 
-def _read(master: int, until: re.Pattern[str], buf: list[str], timeout: float) -> str:
-    """Read the terminal until `until` matches what came since the call (bounded)."""
-    start = len("".join(buf))
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        r, _, _ = select.select([master], [], [], 0.2)
-        if r:
-            try:
-                buf.append(ANSI.sub("", os.read(master, 65536).decode(errors="replace")))
-            except OSError:
-                break
-        if until.search("".join(buf)[start:]):
-            return "".join(buf)[start:]
-    raise AssertionError(f"timed out waiting for {until.pattern!r}:\n{''.join(buf)[-3000:]}")
+def _until(procs: Procs, p: subprocess.Popen[bytes], name: str, what: str) -> str:
+    """Wait (bounded) until the process has printed something matching `what`."""
+    found = re.compile(what)
+    wait_for(lambda: bool(found.search(_said(procs, name))) or p.poll() is not None, 40, what)
+    text = _said(procs, name)
+    assert found.search(text), f"{what!r} never came\n{procs.text(name)}"
+    return text
 
 
 @pytest.mark.parametrize("hints", [True, False])
 def test_a_two_seat_game_offers_x_only_when_the_host_used_hints(procs: Procs, hints: bool) -> None:
-    """Real processes on 127.0.0.1: a bot host (`--hints` or not) and a person joining in a
-    pty. With the flag the person is told before the game, and `x` gives the expert's move;
-    without it `x` says why hints are off. The person's log shows the signed agreement."""
+    """Real processes on 127.0.0.1: a bot host (`--hints` or not) and a person joining in the
+    line mode. With the flag the person is told before the game, and `x` gives the expert's
+    move; without it `x` says why hints are off. The person's log shows the signed agreement."""
     _, invite = procs.host("--players", "2", "--bot", "greedy", *(["--hints"] if hints else []))
+    person = procs.human(invite, "person")
+    before = _until(procs, person, "person", "Your move")
+    assert (HINTS_ALLOWED in before) is hints
+    procs.type(person, b"x\n")
+    said = _until(procs, person, "person", HINT_LINE.pattern if hints else re.escape(OFF))
+    assert (HINT_LINE.search(said) is not None) is hints and (OFF in said) is not hints
+    procs.type(person, b"q\ny\n")
+    procs.wait(person, "person", 30)
     log = procs.tmp / "person.zoolog"
-    p, master = _pty_join(procs, invite, log)
-    buf: list[str] = []
-    try:
-        before = _read(master, re.compile(r"Your move"), buf, 40)
-        assert (HINTS_ALLOWED in " ".join(before.split())) is hints
-        os.write(master, b"x\n")
-        said = _read(master, HINT_LINE if hints else re.compile(re.escape(OFF)), buf, 40)
-        if hints:
-            found = HINT_LINE.search(said)
-            assert found is not None and OFF not in said
-        else:
-            assert HINT_LINE.search(said) is None
-        os.write(master, b"q\n")
-        _read(master, re.compile("Leave the game"), buf, 20)
-        os.write(master, b"y\n")
-        procs.wait(p, "person", 30)
-    finally:
-        os.close(master)
     report: Any = audit_file(log)
     assert report.hints is hints
-    entries = [decode_entry(e) for e in report_entries(log)]
-    ours = [e for e in entries if e.seat == 1]
+    entries = [decode_entry(e) for e in read_log(log).entries]
     # the person's seat signed entries, every one chained back to this genesis
-    assert ours and entries[0].body[5:] == ([True] if hints else [])
-
-
-def report_entries(log: Path) -> list[bytes]:
-    from zoo_p2p.storage import read_log
-
-    return read_log(log).entries
+    assert [e for e in entries if e.seat == 1] and entries[0].body[5:] == ([True] if hints else [])
 
 
 def test_a_no_hints_joiner_leaves_with_the_reason_and_signs_nothing(procs: Procs) -> None:
     _, invite = procs.host("--players", "2", "--bot", "greedy", "--hints")
-    log = procs.tmp / "careful.zoolog"
-    p, master = _pty_join(procs, invite, log, "--no-hints")
-    buf: list[str] = []
-    try:
-        _read(master, re.compile(r"no game: .*signed", re.S), buf, 40)
-        assert procs.wait(p, "careful", 20) == 1
-    finally:
-        os.close(master)
-    text = " ".join("".join(buf).split())
-    assert HINTS_ALLOWED in text and f"no game: {HINTS_REFUSED}" in text, text
-    assert "Traceback" not in text and "Your move" not in text
-    assert not log.exists()  # no log: the seat was never taken
+    careful = procs.human(invite, "careful", "--no-hints")
+    assert procs.wait(careful, "careful", 40) == 1
+    text = _said(procs, "careful")
+    assert HINTS_ALLOWED in text and f"no game: {HINTS_REFUSED}" in text, procs.text("careful")
+    assert "Traceback" not in procs.text("careful") and "Your move" not in text
+    assert not (procs.tmp / "careful.zoolog").exists()  # no log: the seat was never taken
 
 
 def test_the_lobby_may_say_hints_and_nothing_else_is_optional() -> None:
@@ -244,42 +197,19 @@ def test_zoo_resume_of_a_zoo_play_game_keeps_hints_on(procs: Procs) -> None:
     """`zoo play` writes `hints: true` (its other seats are its own bots); `zoo resume`, a
     networked run, reads it from the genesis and `x` still asks the expert."""
     log = procs.tmp / "play.zoolog"
-    env = dict(procs.env, TERM="xterm", ZOO_BOT_DELAY="0")
-
-    def run(*args: str, script: list[tuple[str, bytes]]) -> str:
-        master, slave = os.openpty()
-        p = subprocess.Popen(
-            [*ZOO, *args],
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            env=env,
-            cwd=procs.tmp,
-            start_new_session=True,
-        )
-        procs.procs.append(p)
-        os.close(slave)
-        buf: list[str] = []
-        try:
-            for pattern, send in script:
-                _read(master, re.compile(pattern), buf, 40)
-                os.write(master, send)
-            _read(master, re.compile("audit:"), buf, 30)  # what it says as it leaves
-            p.wait(30)
-        finally:
-            os.close(master)
-        return " ".join("".join(buf).split())
-
-    first = run(
-        "play", "--plain", "--bots", "1", "--log", str(log),
-        script=[("Your move", b"q\n"), ("Leave the game", b"y\n")],
-    )  # fmt: skip
-    assert HINTS_ALLOWED in first, first[-3000:]
+    procs.env["ZOO_BOT_DELAY"] = "0"
+    play = procs.zoo("play", "--plain", "--bots", "1", "--log", str(log), name="play",
+                     stdin=subprocess.PIPE)  # fmt: skip
+    first = _until(procs, play, "play", "Your move")
+    assert HINTS_ALLOWED in first
+    procs.type(play, b"q\ny\n")
+    procs.wait(play, "play", 30)
     assert audit_file(log).hints  # type: ignore[attr-defined]
-    again = run(
-        "resume", str(log), "--plain",
-        script=[("Your move", b"x\n"), (r"expert would play|hints are off", b"q\n"),
-                ("Leave the game", b"y\n")],
-    )  # fmt: skip
-    assert "resuming as host" in again
-    assert HINT_LINE.search(again) is not None and OFF not in again, again[-2000:]
+    again = procs.zoo("resume", str(log), "--plain", name="again", stdin=subprocess.PIPE)
+    text = _until(procs, again, "again", "Your move")
+    assert "resuming as host" in text
+    procs.type(again, b"x\n")
+    said = _until(procs, again, "again", r"expert would play|hints are off")
+    assert HINT_LINE.search(said) is not None and OFF not in said, procs.text("again")
+    procs.type(again, b"q\ny\n")
+    procs.wait(again, "again", 30)

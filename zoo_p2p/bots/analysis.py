@@ -191,23 +191,17 @@ def analyse_positions(
 
 def positions_from_entries(entries: Sequence[bytes]) -> list[tuple[State, Move]]:
     """The public state before each move of a log, with the move (stops at a faulty entry)."""
-    from zoo_p2p.errors import RemoteProtocolError
     from zoo_p2p.protocol.events import MoveApplied
     from zoo_p2p.protocol.session import Session
+    from zoo_p2p.protocol.walk import walk
 
     if not entries:
         return []
-    session = Session(entries[0])
     out: list[tuple[State, Move]] = []
-    for raw in entries[1:]:
-        before = session.state.clone() if session.state is not None else None
-        try:
-            events = session.receive(raw)
-        except RemoteProtocolError:
-            break
-        for ev in events:
-            if isinstance(ev, MoveApplied) and before is not None:
-                out.append((before, ev.move))
+    for step in walk(Session(entries[0]), entries[1:], states=True):
+        for ev in step.events:
+            if isinstance(ev, MoveApplied) and step.before is not None:
+                out.append((step.before, ev.move))
     return out
 
 
