@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import BinaryIO, Self
 
 import platformdirs
 from cryptography.hazmat.primitives import serialization
@@ -145,7 +145,25 @@ def _open_regular(path: Path | str) -> BinaryIO:
         raise
 
 
-class LogReader:
+class _Closing:
+    """A file-like object used in a `with` block: leaving the block closes it."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class LogReader(_Closing):
     """Stream a log file entry by entry with bounded memory (PROTOCOL.md §2.3).
 
     Iterating yields each entry's bytes. The file must be a regular file of at most
@@ -242,17 +260,6 @@ class LogReader:
         self._done = True
         with contextlib.suppress(OSError):
             self._file.close()
-
-    def __enter__(self) -> LogReader:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 @dataclass(frozen=True)
@@ -371,7 +378,7 @@ def append_proof(log_path: Path | str, proof: bytes) -> bool:
 
 
 # ---------------------------------------------------------------------- log writing
-class LogWriter:
+class LogWriter(_Closing):
     """An append-only log file: every entry must chain onto the last. The one log writer.
 
     `append(entry)` hands the entry to the kernel at once (killing the process loses nothing)
@@ -487,17 +494,6 @@ class LogWriter:
                 os.fsync(fd)
             with contextlib.suppress(OSError):
                 os.close(fd)
-
-    def __enter__(self) -> LogWriter:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def write_log(path: Path | str, entries: list[bytes]) -> None:

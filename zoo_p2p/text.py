@@ -54,3 +54,11 @@ def seat_word(index: int, team_label: str | None = None) -> str:
     'seat 3'
     """
     return f"seat {index + 1}" if team_label is None else f"seat {index + 1} ({team_label})"
+
+
+HINTS_ALLOWED = "hints are allowed at this table (every seat may ask the expert)"
+"""What a seat is told before it signs anything in a game whose genesis allows hints
+(PROTOCOL.md §3.2), and what the lobby says."""
+
+HINTS_ALLOWED_LINE = "hints: allowed (every seat agreed in the genesis)"
+"""How `zoo verify` and `zoo replay` say that a game's genesis allowed hints."""

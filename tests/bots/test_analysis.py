@@ -93,6 +93,8 @@ def test_hints_only_in_local_games() -> None:
         hint(state, networked=False, people=2)
     assert hint_refusal(networked=False, people=1) is None
     assert hint_refusal(networked=True, people=1) == HINTS_OFF_NETWORKED
+    assert hint_refusal(networked=True, agreed=True) is None  # the genesis allows hints (§3.2)
+    assert hint_refusal(networked=False, people=3, agreed=True) == HINTS_OFF_PEOPLE
     assert hint_refusal(networked=False, people=3) == HINTS_OFF_PEOPLE
 
 

@@ -22,11 +22,17 @@ PROMPT = "Your move (e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
 
 
 @dataclass
+class FakeGenesis:
+    hints: bool = False  # the genesis allows hints (PROTOCOL.md §3.2)
+
+
+@dataclass
 class FakeSession:
     state: State
     seat: int = 0
     floor: None = None
     seats: list[SeatInfo] = field(default_factory=list)
+    genesis: FakeGenesis = field(default_factory=FakeGenesis)
 
 
 @dataclass

@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from tests.cli.test_plain import PROMPT, FakeLink, FakeSession, _game
+from tests.cli.test_plain import PROMPT, FakeGenesis, FakeLink, FakeSession, _game
 from zoo_p2p.bots import analysis, make_bot
 from zoo_p2p.cli.app import app
 from zoo_p2p.cli.plain import PlainDriver
@@ -26,11 +26,11 @@ HINT_LINE = re.compile(r"the expert would play (\S+) — win chance (\d+) %")
 WAIT = 30.0  # seconds a search may take at most under load
 
 
-def _driver(*, networked: bool) -> tuple[PlainDriver, FakeLink, io.StringIO]:
+def _driver(*, networked: bool, agreed: bool = False) -> tuple[PlainDriver, FakeLink, io.StringIO]:
     out = io.StringIO()
     con = Console(file=out, width=100, no_color=True, highlight=False)
     seats = [SeatInfo("you", bytes(32), Team.YELLOW), SeatInfo("bot", bytes(32), Team.BLUE)]
-    link = FakeLink(FakeSession(_game().public(), seats=seats))
+    link = FakeLink(FakeSession(_game().public(), seats=seats, genesis=FakeGenesis(agreed)))
     d = PlainDriver(con, stdin_fd=0, networked=networked)
     d.on_started(link)  # type: ignore[arg-type]
     d.on_turn(link)  # type: ignore[arg-type]
@@ -90,12 +90,25 @@ def test_a_plain_hint_for_a_position_that_changed_is_dropped(
 
 def test_a_networked_game_says_why_hints_are_off() -> None:
     d, link, out = _driver(networked=True)
-    assert d.fds() == [0]  # no search can even be announced
     start = len(out.getvalue())
     d.on_line("x", link)  # type: ignore[arg-type]
     said = out.getvalue()[start:]
     assert "hints are off in networked games: every seat would have to agree in the genesis" in said
     assert said.endswith(PROMPT) and "thinking" not in said and link.played == []
+    assert d.hint_key is None and not d.hint_results  # no search was started
+
+
+def test_a_networked_game_whose_genesis_allows_hints_offers_them() -> None:
+    """`zoo host --hints` (PROTOCOL.md §3.2): every seat agreed, so `x` asks the expert."""
+    d, link, out = _driver(networked=True, agreed=True)
+    state = link.session.state
+    d.on_line("x", link)  # type: ignore[arg-type]
+    assert "the expert is thinking…" in out.getvalue()
+    _wait_for_the_search(d, link)
+    found = HINT_LINE.search(out.getvalue())
+    assert found is not None, out.getvalue()
+    assert parse_move(found.group(1)) in state.legal_moves()
+    assert "hints are off" not in out.getvalue() and link.played == []
 
 
 def test_zoo_play_local_plain_prints_the_hint() -> None:
@@ -143,3 +156,27 @@ def test_only_zoo_play_tells_the_front_end_its_other_seats_are_its_own_bots(
     r = CliRunner().invoke(app, [*args, "--plain"])
     assert r.exit_code == 0, r.output
     assert seen == [networked]
+
+
+@pytest.mark.parametrize(
+    ("args", "hints"),
+    [(["play"], True), (["host", "--players", "2"], False), (["host", "--hints"], True)],
+)
+def test_the_genesis_allows_hints_for_zoo_play_and_zoo_host_hints_only(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], hints: bool
+) -> None:
+    """`zoo play` writes `hints: true` in its genesis (its other seats are its own bots), so a
+    `zoo resume` of it, a networked run, still offers hints; `zoo host` only with --hints."""
+    asked: list[bool] = []
+
+    def fake_host(plan: Any, driver: Any, console: Any) -> int:
+        asked.append(plan.hints)
+        return 0
+
+    monkeypatch.setattr("zoo_p2p.cli.runners.run_host", fake_host)
+    monkeypatch.setattr(
+        "zoo_p2p.cli.netcmds.run_human", lambda plain, console, start, **kw: start(None, console)
+    )
+    r = CliRunner().invoke(app, [*args, "--plain"])
+    assert r.exit_code == 0, r.output
+    assert asked == [hints]

@@ -14,12 +14,12 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from tests.net.harness import ZOO
 from zoo_p2p import __version__
 from zoo_p2p.cli import spawn
 from zoo_p2p.cli.app import app
 from zoo_p2p.cli.output import ascii_lookalike, fail, utf8_locale
 
-ZOO = [sys.executable, "-c", "from zoo_p2p.cli.app import main; main()"]
 runner = CliRunner()
 
 

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-ZOO = [sys.executable, "-c", "from zoo_p2p.cli.app import main; main()"]
+# `zoo` as a person's terminal runs it: Ctrl-C (SIGINT) raises KeyboardInterrupt. Said outright
+# because a suite started with SIGINT ignored (`pytest &` in a script without job control, some
+# CI runners) hands that on to every child, Python then installs no handler, and a test's SIGINT
+# would be lost: the three tests that interrupt a peer timed out that way.
+ZOO = [
+    sys.executable,
+    "-c",
+    "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    "from zoo_p2p.cli.app import main; main()",
+]
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -46,17 +55,21 @@ class Procs:
             os.environ, ZOO_HOME=str(tmp / "home"), PYTHONPATH=str(ROOT), NO_COLOR="1", COLUMNS="80"
         )
 
-    def zoo(self, *args: str, name: str) -> subprocess.Popen[bytes]:
+    def zoo(
+        self, *args: str, name: str, stdin: int = subprocess.DEVNULL
+    ) -> subprocess.Popen[bytes]:
         """Start `zoo ARGS`, output to tmp/NAME.out and .err."""
-        return self.start([*ZOO, *args], name=name)
+        return self.start([*ZOO, *args], name=name, stdin=stdin)
 
-    def start(self, cmd: list[str], *, name: str) -> subprocess.Popen[bytes]:
+    def start(
+        self, cmd: list[str], *, name: str, stdin: int = subprocess.DEVNULL
+    ) -> subprocess.Popen[bytes]:
         """Start `cmd` (here, in tmp), output to tmp/NAME.out and .err; killed at the end."""
         out = open(self.tmp / f"{name}.out", "wb")  # noqa: SIM115
         err = open(self.tmp / f"{name}.err", "wb")  # noqa: SIM115
         p = subprocess.Popen(
             cmd,
-            stdin=subprocess.DEVNULL,
+            stdin=stdin,
             stdout=out,
             stderr=err,
             env=self.env,
@@ -108,6 +121,22 @@ class Procs:
             *args,
             name=name,
         )
+
+    def human(self, invite: str, name: str, *args: str) -> subprocess.Popen[bytes]:
+        """Start a person's `zoo join --plain` (log tmp/NAME.zoolog, key tmp/NAME.key); the test
+        is its keyboard: `type` lines into it."""
+        return self.zoo(
+            "join", invite, "--plain", "--name", name, "--log", str(self.tmp / f"{name}.zoolog"),
+            "--identity", str(self.tmp / f"{name}.key"), *args,
+            name=name, stdin=subprocess.PIPE,
+        )  # fmt: skip
+
+    @staticmethod
+    def type(p: subprocess.Popen[bytes], keys: bytes) -> None:
+        """Type `keys` into a process started with a keyboard (`human`)."""
+        assert p.stdin is not None
+        p.stdin.write(keys)
+        p.stdin.flush()
 
     def text(self, name: str) -> str:
         """What a process printed (stdout and stderr)."""

@@ -65,17 +65,31 @@ class Lab:
         sh("ip", "link", "set", "lo", "up", ns=name)
         return name
 
-    def wire(self, a: str, a_cidr: str, b: str, b_cidr: str) -> tuple[str, str]:
-        """A veth pair between namespaces a and b with these addresses; returns the names."""
+    def wire(
+        self, a: str, a_cidr: str, b: str, b_cidr: str | None, *, bridge: str | None = None
+    ) -> tuple[str, str]:
+        """A veth pair between namespaces a and b with these addresses; returns the names.
+        With `bridge`, b's end has no address and is a port of that bridge (in b)."""
         self.links += 1
         ia, ib = f"{self.tag}v{self.links}a", f"{self.tag}v{self.links}b"
         sh("ip", "link", "add", ia, "type", "veth", "peer", "name", ib)
         sh("ip", "link", "set", ia, "netns", a)
         sh("ip", "link", "set", ib, "netns", b)
         for ns, ifname, cidr in ((a, ia, a_cidr), (b, ib, b_cidr)):
-            sh("ip", "addr", "add", cidr, "dev", ifname, ns=ns)
+            if cidr is not None:
+                sh("ip", "addr", "add", cidr, "dev", ifname, ns=ns)
             sh("ip", "link", "set", ifname, "up", ns=ns)
+        if bridge is not None:
+            sh("ip", "link", "set", ib, "master", bridge, ns=b)
         return ia, ib
+
+    def bridge(self, ns: str, cidr: str) -> str:
+        """A bridge (a switch) in namespace `ns` with this address; returns its name."""
+        name = f"{self.tag}br"
+        sh("ip", "link", "add", name, "type", "bridge", ns=ns)
+        sh("ip", "addr", "add", cidr, "dev", name, ns=ns)
+        sh("ip", "link", "set", name, "up", ns=ns)
+        return name
 
     def daemon(self, ns: str, *cmd: str, name: str) -> subprocess.Popen[bytes]:
         """Start a long-running program inside `ns`, output to tmp/NAME.out."""

@@ -5,11 +5,13 @@ was not attacked finishes and every log verifies."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 import zmq
@@ -18,7 +20,7 @@ from zmq.utils import z85
 from tests.net.harness import Procs, audit_file, log_len, wait_for
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
-from zoo_p2p.net.peer import raw_public
+from zoo_p2p.net.peer import Host, HostOptions, raw_public
 from zoo_p2p.storage import load_or_create_identity, read_log
 
 FUZZ_SECONDS = 8.0  # each side's bound
@@ -188,20 +190,49 @@ def test_fuzz_a_live_host(procs: Procs) -> None:
     assert audit_file(procs.tmp / "host.zoolog").ok  # type: ignore[attr-defined]
 
 
-def test_fuzz_a_live_joiner(procs: Procs, tmp_path: Path) -> None:
-    """A host that plays its seat honestly but also sends the joiner random and mutated
-    messages of every kind (but a clean reject/bye/leave, which a real host may send to end a
-    game): the joiner drops them all, the game ends, and both logs verify."""
+H = TypeVar("H", bound=Host)
+
+
+def _host_here(cls: type[H], tmp: Path, *, players: int, delay: float) -> H:
+    """A host of class `cls` in this process on 127.0.0.1, a greedy bot at its seat, its log
+    tmp/host.zoolog."""
     from zoo_p2p.cli.botdriver import BotDriver
     from zoo_p2p.cli.runners import GameFiles, genesis_factory, session_factory
-    from zoo_p2p.net.peer import Host, HostOptions
     from zoo_p2p.protocol.crypto import fingerprint
     from zoo_p2p.rules import Variant
     from zoo_p2p.storage import NetSidecar
 
+    key = load_or_create_identity(tmp / "host.pem")
+    files = GameFiles(tmp / "host.zoolog", NetSidecar(role="host", port=0, bind="127.0.0.1"))
+    return cls(
+        key=key,
+        driver=BotDriver("greedy", seed=1, delay=delay, console=None),
+        make_session=session_factory(key),
+        open_log=files.open_new,
+        make_genesis=genesis_factory(key, Variant.STANDARD, None),
+        fingerprint=fingerprint,
+        options=HostOptions(players=players, bind="127.0.0.1", give_up=20),
+    )
+
+
+@contextlib.contextmanager
+def _running(host: Host) -> Iterator[list[Any]]:
+    """Run `host` in a thread (at most 60 s) for the block; its outcome lands in the list."""
+    outcome: list[Any] = []
+    t = threading.Thread(target=lambda: outcome.append(host.run(time.monotonic() + 60)))
+    t.start()
+    try:
+        yield outcome
+    finally:
+        t.join(70)
+
+
+def test_fuzz_a_live_joiner(procs: Procs, tmp_path: Path) -> None:
+    """A host that plays its seat honestly but also sends the joiner random and mutated
+    messages of every kind (but a clean reject/bye/leave, which a real host may send to end a
+    game): the joiner drops them all, the game ends, and both logs verify."""
     rng = random.Random(9)
     kinds = sorted(set(wire._SCHEMA) - {"reject", "bye", "leave"})
-    key = load_or_create_identity(tmp_path / "host.pem")
 
     class FuzzHost(Host):
         fuzzed = 0
@@ -227,27 +258,13 @@ def test_fuzz_a_live_joiner(procs: Procs, tmp_path: Path) -> None:
                         self._send(rid, frame)
                         self.fuzzed += 1
 
-    files = GameFiles(tmp_path / "host.zoolog", NetSidecar(role="host", port=0, bind="127.0.0.1"))
-    host = FuzzHost(
-        key=key,
-        driver=BotDriver("greedy", seed=1, delay=0.1, console=None),
-        make_session=session_factory(key),
-        open_log=files.open_new,
-        make_genesis=genesis_factory(key, Variant.STANDARD, None),
-        fingerprint=fingerprint,
-        options=HostOptions(players=2, bind="127.0.0.1", give_up=20),
-    )
+    host = _host_here(FuzzHost, tmp_path, players=2, delay=0.1)
     host.fuzz_until = time.monotonic() + 3600
-    outcome: list[Any] = []
-    t = threading.Thread(target=lambda: outcome.append(host.run(time.monotonic() + 60)))
-    t.start()
-    try:
+    with _running(host) as outcome:
         joiner = procs.bot(str(host.invite), "joiner", "--verbose", "--delay", "0.1")
         wait_for(lambda: host.session is not None, 20, "the game to start")
         host.fuzz_until = time.monotonic() + FUZZ_SECONDS
         assert procs.wait(joiner, "joiner", timeout=60) == 0, procs.text("joiner")
-    finally:
-        t.join(70)
     assert outcome and outcome[0].finished, outcome
     print(f"FUZZ-JOINER sent={host.fuzzed} hostile frames")
     assert host.fuzzed > 100
@@ -262,14 +279,6 @@ def test_a_host_cannot_crash_joiners_with_presence_or_lobby_messages(
     """Issue 8's cases: `presence` with 4 entries in a 3-seat game (IndexError before), a
     `seats` message of the wrong size, and `lobby` rows with markup names after the start; the
     two joiners (one printing, one quiet) drop them and the game ends with logs that verify."""
-    from zoo_p2p.cli.botdriver import BotDriver
-    from zoo_p2p.cli.runners import GameFiles, genesis_factory, session_factory
-    from zoo_p2p.net.peer import Host, HostOptions
-    from zoo_p2p.protocol.crypto import fingerprint
-    from zoo_p2p.rules import Variant
-    from zoo_p2p.storage import NetSidecar
-
-    key = load_or_create_identity(tmp_path / "host.pem")
     hostile = [
         wire.pack("presence", up=[True, True, False, True]),
         msgpack.packb({"t": "seats", "state": ["lost"] * 4, "lost": [1] * 4}),
@@ -290,26 +299,12 @@ def test_a_host_cannot_crash_joiners_with_presence_or_lobby_messages(
                             self._send(rid, frame)
                             self.sent += 1
 
-    files = GameFiles(tmp_path / "host.zoolog", NetSidecar(role="host", port=0, bind="127.0.0.1"))
-    host = BadHost(
-        key=key,
-        driver=BotDriver("greedy", seed=1, delay=0.02, console=None),
-        make_session=session_factory(key),
-        open_log=files.open_new,
-        make_genesis=genesis_factory(key, Variant.STANDARD, None),
-        fingerprint=fingerprint,
-        options=HostOptions(players=3, bind="127.0.0.1", give_up=20),
-    )
-    outcome: list[Any] = []
-    t = threading.Thread(target=lambda: outcome.append(host.run(time.monotonic() + 60)))
-    t.start()
-    try:
+    host = _host_here(BadHost, tmp_path, players=3, delay=0.02)
+    with _running(host) as outcome:
         loud = procs.bot(str(host.invite), "loud", "--verbose", quiet=False)
         quiet = procs.bot(str(host.invite), "quiet")
         assert procs.wait(loud, "loud", timeout=60) == 0, procs.text("loud")
         assert procs.wait(quiet, "quiet", timeout=60) == 0, procs.text("quiet")
-    finally:
-        t.join(70)
     assert outcome and outcome[0].finished, outcome
     assert host.sent >= 8
     _no_crash(procs.text("loud") + procs.text("quiet"))

@@ -66,8 +66,11 @@ def test_a_stolen_routing_id_neither_aborts_the_host_nor_takes_a_seat(procs: Pro
     inv = Invite.parse(invite_text)
     vkey = load_or_create_identity(procs.tmp / "victim.pem")
     akey = load_or_create_identity(procs.tmp / "attacker.pem")
-    victim = procs.bot(invite_text, "victim", "--identity", str(procs.tmp / "victim.pem"))
-    wait_for(lambda: (procs.tmp / "victim.err").exists(), 5, "the victim")
+    victim = procs.bot(
+        invite_text, "victim", "--identity", str(procs.tmp / "victim.pem"), quiet=False
+    )
+    # seated first (the harness makes victim.err before the process even starts: no sign)
+    wait_for(lambda: "lobby: 2 of 3" in procs.text("victim"), 15, "the victim seated")
     attacker = procs.bot(invite_text, "attacker", "--identity", str(procs.tmp / "attacker.pem"))
     wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 2, 20, "the game to start")
 

@@ -206,3 +206,26 @@ def test_a_mapped_endpoint_joins_the_card_and_a_taken_port_drops_it() -> None:
             busy.close()
     finally:
         a.close()
+
+
+def test_a_card_keeps_room_for_the_mapped_endpoint() -> None:
+    """Five addresses of our own and a mapping on its way: the first card carries three, so
+    that the card made with the mapped endpoint holds everything the first did (a superset)."""
+    (oa, _) = _owners()
+    later = Later()
+    mine = [f"127.0.0.{i}" for i in range(1, 6)]
+    a = mesh.Mesh(oa, bind="127.0.0.1", advertise=mine, more=later)
+    try:
+        assert a.card is not None
+        first = a.card.endpoints
+        assert first == tuple(f"tcp://{h}:{a.port}" for h in mine[:3])
+        later.done, later.eps = True, [("11.88.2.1", 40123)]
+        a.tick(time.monotonic())
+        assert a.card.endpoints == (*first, "tcp://11.88.2.1:40123")
+    finally:
+        a.close()
+    plain = mesh.Mesh(oa, bind="127.0.0.1", advertise=mine)  # no mapping: the first four
+    try:
+        assert plain.card is not None and len(plain.card.endpoints) == mesh.MAX_EPS
+    finally:
+        plain.close()

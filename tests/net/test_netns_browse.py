@@ -1,14 +1,21 @@
 """The full-screen picker's live browse on a simulated LAN (network namespaces made by the test):
 a game appears, its seat count changes as players join, and it disappears when the table is
-full and the host withdraws its advert; closing the browse is bounded."""
+full and the host withdraws its advert; closing the browse is bounded. And the real `zoo join`
+with no invite, on a pseudo-terminal: the game shows up in the app and Enter joins it."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import struct
+import subprocess
 import sys
+import termios
+import threading
 from pathlib import Path
 
-from tests.net.harness import wait_for
+from tests.net.harness import ZOO, wait_for
 from tests.net.netns import NsProcs, lab
 
 HOST_IP, JOIN_IP = "10.232.0.1", "10.232.0.2"
@@ -85,4 +92,86 @@ def test_the_live_browse_sees_a_game_come_fill_up_and_go(tmp_path: Path) -> None
             for proc, name in ((bot1, "bot1"), (bot2, "bot2"), (host, "host")):
                 assert p.wait(proc, name, 40) == 0, p.text(name)
         finally:
+            p.close()
+
+
+class Pty:
+    """A program on a pseudo-terminal of its own (100x30), its output read in a thread."""
+
+    def __init__(self, cmd: list[str], env: dict[str, str], cwd: Path) -> None:
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        self.master = master
+        self.proc = subprocess.Popen(
+            cmd, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, start_new_session=True
+        )
+        os.close(slave)
+        self.out = bytearray()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.out += chunk
+
+    def text(self) -> str:
+        return bytes(self.out).decode(errors="replace")
+
+    def send(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+        os.close(self.master)
+        self.reader.join(5)
+
+
+def test_zoo_join_lists_the_game_in_the_app_and_enter_joins_it(tmp_path: Path) -> None:
+    """The real `zoo join` with no invite on a terminal: the app opens, the game shows up in the
+    list, Enter joins it (the host seats us), Ctrl-C leaves with 130."""
+    with lab(tmp_path) as net:
+        a, b = net.machine("a"), net.machine("b")
+        net.wire(a, f"{HOST_IP}/24", b, f"{JOIN_IP}/24")
+        p = NsProcs(tmp_path)
+        term: Pty | None = None
+        try:
+            inv = tmp_path / "host.invite"
+            host = p.zoo_in(
+                a,
+                "host",
+                "--players",
+                "2",
+                "--bot",
+                "greedy",
+                "--name",
+                "alice",
+                "--invite-file",
+                str(inv),
+                "--give-up",
+                "30",
+                name="host",
+            )
+            p.invite_of(host, inv, "host")
+            env = dict(p.env, ZOO_HOME=str(tmp_path / "joiner-home"), TERM="xterm-256color")
+            env.pop("NO_COLOR", None)
+            env.pop("COLUMNS", None)
+            term = Pty(["ip", "netns", "exec", b, *ZOO, "join"], env, tmp_path)
+            wait_for(lambda: "alice" in term.text(), 30, "the game in the app's list")
+            assert "searching the LAN" in term.text()
+            term.send(b"\r")
+            wait_for(lambda: "joined" in p.text("host"), 30, "the host to seat us")
+            term.send(b"\x03")
+            wait_for(lambda: term.proc.poll() is not None, 20, "the app to close after Ctrl-C")
+            assert term.proc.returncode == 130, term.text()[-2000:]
+        finally:
+            if term is not None:
+                term.close()
             p.close()

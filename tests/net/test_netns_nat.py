@@ -19,14 +19,17 @@ from tests.net.harness import audit_file
 from tests.net.netns import Lab, NsProcs, lab, need, sh
 
 HOME_IP, ROUTER_LAN = "10.88.1.2", "10.88.1.1"
+HOME2_IP = "10.88.1.3"  # a second machine at home, on the same switch
 ROUTER_WAN, NET_IP = "11.88.2.1", "11.88.2.2"
 
 
 def _router(net: Lab, *, daemon: bool, allow: bool = True) -> tuple[str, str, str]:
-    """home, router, internet namespaces; NAT on the router; maybe miniupnpd."""
+    """home, router, internet namespaces; NAT on the router; maybe miniupnpd. The router's
+    LAN side is a switch (a bridge), so `_second_home` can add another machine at home."""
     nft = need("nft", "nftables")
     home, router, inet = net.machine("h"), net.machine("r"), net.machine("i")
-    _, lan_if = net.wire(home, f"{HOME_IP}/24", router, f"{ROUTER_LAN}/24")
+    lan_if = net.bridge(router, f"{ROUTER_LAN}/24")
+    net.wire(home, f"{HOME_IP}/24", router, None, bridge=lan_if)
     wan_if, _ = net.wire(router, f"{ROUTER_WAN}/24", inet, f"{NET_IP}/24")
     sh("ip", "route", "add", "default", "via", ROUTER_LAN, ns=home)
     sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns=router)
@@ -85,6 +88,14 @@ def _router(net: Lab, *, daemon: bool, allow: bool = True) -> tuple[str, str, st
             name="miniupnpd",
         )
     return home, router, inet
+
+
+def _second_home(net: Lab, router: str) -> str:
+    """Another machine on the home switch (HOME2_IP), behind the same router."""
+    home2 = net.machine("g")
+    net.wire(home2, f"{HOME2_IP}/24", router, None, bridge=f"{net.tag}br")
+    sh("ip", "route", "add", "default", "via", ROUTER_LAN, ns=home2)
+    return home2
 
 
 def _host(p: NsProcs, ns: str, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -180,59 +191,64 @@ def test_the_lease_is_renewed_and_the_mapping_removed(tmp_path: Path) -> None:
 
 
 def _mesh_game(
-    tmp_path: Path, *, upnp: bool, daemon: bool = True, players: int = 3, delay: float = 0.15
-) -> tuple[str, str]:
-    """The host and joiner B on the "internet", joiner A at "home" behind the router (maybe
-    with --upnp): a bot game (without B for 2 players); returns what A printed and B's (or
-    else the host's) standard output."""
+    tmp_path: Path,
+    *,
+    upnp: bool,
+    daemon: bool = True,
+    outside: bool = True,
+    second_home: bool = False,
+    delay: float = 0.15,
+) -> dict[str, str]:
+    """A bot game: the host on the "internet", joiner A at "home" behind the router (maybe
+    with --upnp), maybe joiner B on the "internet" too and joiner C on a second machine at
+    home (like A); returns what each printed on its standard output."""
     with lab(tmp_path) as net:
         home, router, inet = _router(net, daemon=daemon)
+        where = {"a": home}
+        if outside:
+            where["b"] = inet
+        if second_home:
+            where["c"] = _second_home(net, router)
         p = NsProcs(tmp_path)
         try:
-            host, invite = p.host_in(inet, "--no-announce", players=players)
-            common = ("--delay", str(delay), "--give-up", "30", "-v")
-            a = p.zoo_in(
-                home,
-                "bot",
-                invite,
-                "--log",
-                str(tmp_path / "a.zoolog"),
-                *common,
-                *(("--upnp",) if upnp else ()),
-                name="a",
-            )
-            procs = [(a, "a"), (host, "host")]
-            if players > 2:
-                b_log = str(tmp_path / "b.zoolog")
-                procs.append(
-                    (p.zoo_in(inet, "bot", invite, "--log", b_log, *common, name="b"), "b")
-                )
+            host, invite = p.host_in(inet, "--no-announce", players=1 + len(where))
+            procs = [(host, "host")]
+            for name, ns in where.items():
+                flags = ("--upnp",) if upnp and ns != inet else ()
+                log = str(tmp_path / f"{name}.zoolog")
+                args = ("--log", log, "--delay", str(delay), "--give-up", "30", "-v", *flags)
+                procs.append((p.zoo_in(ns, "bot", invite, *args, name=name), name))
             for proc, name in procs:
                 assert p.wait(proc, name, 90) == 0, p.text(name) + p.text("host")
-                assert p.log(name) == p.log("a")
+                assert p.log(name) == p.log("host")
             assert audit_file(tmp_path / "host.zoolog").ok  # type: ignore[attr-defined]
             after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
             assert "dnat" not in after, f"mapping left on the router:\n{after}"
-            other = "b" if players > 2 else "host"
-            return (tmp_path / "a.out").read_text(), (tmp_path / f"{other}.out").read_text()
+            return {name: (tmp_path / f"{name}.out").read_text() for _, name in procs}
         finally:
             p.close()
 
 
-def test_a_joiner_behind_nat_maps_its_direct_link_port(tmp_path: Path) -> None:
-    """B (outside) hears A (at home, --upnp) directly at the router's mapped endpoint."""
-    a_out, b_out = _mesh_game(tmp_path, upnp=True)
+def test_joiners_behind_nat_map_their_direct_link_ports(tmp_path: Path) -> None:
+    """B (outside) hears A and C (at home, --upnp) directly at the router's mapped endpoints;
+    A and C, on one switch, hear each other directly too (at home or through the router)."""
+    out = _mesh_game(tmp_path, upnp=True, second_home=True)
     a_err = (tmp_path / "a.err").read_text()
-    assert "Traceback" not in a_out + a_err + b_out
+    assert "Traceback" not in "".join(out.values()) + a_err
     assert f"our card says tcp://{HOME_IP}:" in a_err, a_err  # its LAN address, and
     assert f", tcp://{ROUTER_WAN}:" in a_err, a_err  # the router's mapped endpoint
-    assert f"at tcp://{ROUTER_WAN}:" in _links(b_out), b_out
+    assert _links(out["b"]).count(f"at tcp://{ROUTER_WAN}:") == 2, out["b"]
+    for name in ("a", "c"):
+        links = _links(out[name])
+        assert "none" not in links and links.count(" at tcp://") == 3, out[name]
+    print("A hears C:", _links(out["a"]), "\nC hears A:", _links(out["c"]))
 
 
 def test_without_upnp_the_outside_joiner_hears_home_only_through_the_host(
     tmp_path: Path,
 ) -> None:
-    a_out, b_out = _mesh_game(tmp_path, upnp=False)
+    out = _mesh_game(tmp_path, upnp=False)
+    a_out, b_out = out["a"], out["b"]
     assert f"tcp://{ROUTER_WAN}:" not in a_out + b_out, a_out
     assert "none (host only)" in _links(b_out), b_out
     assert "holds back" not in a_out  # B never heard A's requests: it is not accused
@@ -240,7 +256,8 @@ def test_without_upnp_the_outside_joiner_hears_home_only_through_the_host(
 
 def test_a_joiner_whose_router_will_not_map_says_so_once_and_plays_on(tmp_path: Path) -> None:
     t0 = time.monotonic()
-    a_out, host_out = _mesh_game(tmp_path, upnp=True, daemon=False, players=2, delay=0.3)
+    out = _mesh_game(tmp_path, upnp=True, daemon=False, outside=False, delay=0.3)
+    a_out, host_out = out["a"], out["host"]
     why = "could not map our direct-link port"
     assert a_out.count(why) == 1, a_out
     line = a_out[a_out.index(why) :]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.net.harness import Procs, audit_file, log_len, wait_for
@@ -77,32 +79,23 @@ def _zombie(pid: int) -> bool:
         return True
 
 
+def _resign_at_our_turn(
+    procs: Procs, invite: str
+) -> tuple[subprocess.Popen[bytes], Callable[[], str]]:
+    """A person `hum` joins in line mode and, at its first turn, types q and confirms."""
+    human = procs.human(invite, "hum")
+    text = lambda: procs.text("hum")  # noqa: E731
+    wait_for(lambda: "q quit" in text() or human.poll() is not None, 40, "our turn")
+    procs.type(human, b"q\ny\n")
+    return human, text
+
+
 def test_q_in_a_three_seat_game_resigns_and_a_bot_plays_on(procs: Procs) -> None:
     """A person types q, confirms, and leaves: its peer signs a resignation, the host runs a
     stand-in bot under the key it names, and the game ends normally. Bound: 60 s."""
-    import subprocess
-
-    from tests.net.harness import ZOO
-
     host, invite = procs.host("--players", "3", "--bots", "1", "--bot", "greedy", "--no-announce")
-    out = open(procs.tmp / "human.out", "wb")  # noqa: SIM115
-    args = ["join", invite, "--plain", "--name", "hum", "--log", str(procs.tmp / "hum.zoolog")]
-    human = subprocess.Popen(
-        [*ZOO, *args, "--identity", str(procs.tmp / "hum.key")],
-        stdin=subprocess.PIPE,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        env=procs.env,
-        cwd=procs.tmp,
-    )
-    out.close()
-    procs.procs.append(human)
-    text = lambda: (procs.tmp / "human.out").read_text(errors="replace")  # noqa: E731
-    wait_for(lambda: "q quit" in text() or human.poll() is not None, 40, "our turn")
-    assert human.stdin is not None
-    human.stdin.write(b"q\ny\n")
-    human.stdin.flush()
-    assert procs.wait(human, "human", timeout=20) == 1  # we left an unfinished game
+    human, text = _resign_at_our_turn(procs, invite)
+    assert procs.wait(human, "hum", timeout=20) == 1  # we left an unfinished game
     assert "you resigned and a bot plays on in your seat" in text(), text()
     assert "zoo resume" not in text()
     procs.wait(host, "host", timeout=60)
@@ -114,32 +107,12 @@ def test_q_in_a_three_seat_game_resigns_and_a_bot_plays_on(procs: Procs) -> None
 def test_a_stand_in_is_restarted_by_resume_too(procs: Procs) -> None:
     """As above, then kill -9 the host, its bot and the stand-in mid-game: `zoo resume` brings
     back both bots from their keys and logs and the game ends normally. Bound: 90 s."""
-    import subprocess
-
-    from tests.net.harness import ZOO
-
     host, invite = procs.host(
         "--players", "3", "--bots", "1", "--bot", "greedy", "--no-announce", "--delay", "0.2"
     )
     log = procs.tmp / "host.zoolog"
-    args = ["join", invite, "--plain", "--name", "hum", "--log", str(procs.tmp / "hum.zoolog")]
-    out = open(procs.tmp / "human.out", "wb")  # noqa: SIM115
-    human = subprocess.Popen(
-        [*ZOO, *args, "--identity", str(procs.tmp / "hum.key")],
-        stdin=subprocess.PIPE,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        env=procs.env,
-        cwd=procs.tmp,
-    )
-    out.close()
-    procs.procs.append(human)
-    text = lambda: (procs.tmp / "human.out").read_text(errors="replace")  # noqa: E731
-    wait_for(lambda: "q quit" in text() or human.poll() is not None, 40, "our turn")
-    assert human.stdin is not None
-    human.stdin.write(b"q\ny\n")
-    human.stdin.flush()
-    procs.wait(human, "human", timeout=20)
+    human, _ = _resign_at_our_turn(procs, invite)
+    procs.wait(human, "hum", timeout=20)
     bots_dir = log.with_name(log.name + ".bots")
     wait_for(lambda: any(bots_dir.glob("standin-*.key")), 20, "the stand-in to start")
     stand_key = next(bots_dir.glob("standin-*.key"))  # the human's seat: 2 or 3

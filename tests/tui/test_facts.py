@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from typing import Any
 
 from zoo_p2p.rules import KnownDeal, Send, Team, Variant
 from zoo_p2p.tui.facts import ASCII, UTF8, glyphs_for, mutant_chance, narrate
@@ -64,7 +65,6 @@ def test_every_seat_shows_connected_lost_or_left_and_what_is_awaited() -> None:
     """Issue 9: presence on every screen, and "waiting for X" says what is awaited from X."""
     import random
     from dataclasses import dataclass, field
-    from typing import Any
 
     from zoo_p2p.driver import SeatPresence
     from zoo_p2p.protocol.events import SeatInfo
@@ -76,6 +76,7 @@ def test_every_seat_shows_connected_lost_or_left_and_what_is_awaited() -> None:
     @dataclass
     class Session:
         seats: list[SeatInfo]
+        seat: int | None = 0
 
     @dataclass
     class Link:
@@ -120,3 +121,83 @@ def test_every_seat_shows_connected_lost_or_left_and_what_is_awaited() -> None:
     plain = text.plain
     assert "lost 12 s" in plain and "left" in plain
     assert plain.rstrip().endswith("waiting for [/]bo (Blue): a reconnect")
+
+
+def test_what_is_awaited_follows_the_game_not_only_presence(monkeypatch: Any) -> None:
+    """The "waiting for" line is made again with every entry and turn (it stayed on "a
+    commitment" for the whole game when only presence changes refreshed it); our own turn is
+    not shown as a wait."""
+    from dataclasses import dataclass, field
+
+    import zoo_p2p.tui.net as net
+    from zoo_p2p.driver import SeatPresence
+    from zoo_p2p.protocol.events import SeatInfo
+
+    @dataclass
+    class Session:
+        seats: list[SeatInfo]
+        seat: int | None = 0
+
+    @dataclass
+    class Link:
+        session: Session
+        waits: list[tuple[int, str]]
+
+        def awaited(self) -> list[tuple[int, str]]:
+            return self.waits
+
+    @dataclass
+    class App:
+        is_running: bool = True
+        calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+
+        def call_from_thread(self, fn: Any, *args: Any) -> None:
+            self.calls.append((fn.__name__, args))
+
+        def net_presence(self, up: list[bool]) -> None: ...
+        def net_seats(self, notes: list[str], awaiting: str | None) -> None: ...
+        def net_update(self, snap: Any) -> None: ...
+
+    monkeypatch.setattr(net, "snapshot", lambda link: None)
+    seats = [SeatInfo("you", bytes(32), Team.YELLOW), SeatInfo("bo", bytes(32), Team.BLUE)]
+    app = App()
+    driver = net.AppDriver(app)  # type: ignore[arg-type]
+
+    def awaiting() -> str | None:
+        last = [args for name, args in app.calls if name == "net_seats"][-1]
+        assert last[0] == ["", ""]
+        return last[1]  # type: ignore[no-any-return]
+
+    try:
+        link = Link(Session(seats), [(1, "a commitment")])
+        up = [SeatPresence("connected"), SeatPresence("connected")]
+        driver.on_seats(up, link)  # type: ignore[arg-type]
+        assert awaiting() == "waiting for bo (Blue): a commitment"
+        link.waits = [(0, "a move")]
+        driver.on_turn(link)  # type: ignore[arg-type]
+        assert awaiting() is None
+        link.waits = [(1, "a reveal")]
+        driver.on_events([], link)  # type: ignore[arg-type]
+        assert awaiting() == "waiting for bo (Blue): a reveal"
+        link.waits = [(0, "a reconnect")]
+        driver.on_events([], link)  # type: ignore[arg-type]
+        assert awaiting() == "waiting for you (Yellow): a reconnect"
+    finally:
+        driver.close()
+
+
+def test_every_kind_of_card_has_a_code_and_words() -> None:
+    from zoo_p2p.rules.state import Card
+    from zoo_p2p.tui.facts import card_code, card_words
+
+    st = KnownDeal.random(random.Random(2)).new_state([Team.YELLOW, Team.BLUE])
+    cards = {
+        Card("zoo", 2): ("2", "a 2 (2 zombies)"),
+        Card("zoo", 4): ("4", "a 4 (an animal)"),
+        Card("character", 4, 1): ("B4", "Blue's 4"),
+        Card("mutant", 5, 0): ("M5", "the mutant (was a 5)"),
+        Card("unknown"): ("?", "a hidden card"),
+        Card("empty"): ("", "nothing"),
+    }
+    for card, (code, words) in cards.items():
+        assert (card_code(st, card), card_words(st, card)) == (code, words), card

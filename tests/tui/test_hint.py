@@ -169,9 +169,11 @@ def test_zoo_play_in_the_app_offers_hints_against_its_own_bots() -> None:
     st = LocalTable(
         teams=[Team.YELLOW, Team.BLUE], names=["a", "b"], human={0}, bots={}, seed=5
     ).state
-    snap = Snapshot(st, ["you", "greedy bot 1"], st.to_move, False, None, None, None)
 
-    async def run(networked: bool) -> str:
+    async def run(networked: bool, hints: bool = False) -> str:
+        snap = Snapshot(
+            st, ["you", "greedy bot 1"], st.to_move, False, None, None, None, hints=hints
+        )
         # the peer's run ends at once; the game is started by hand with the snapshot above
         app = ZooApp(network=lambda driver, console: 0, networked=networked, glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -190,3 +192,6 @@ def test_zoo_play_in_the_app_offers_hints_against_its_own_bots() -> None:
     assert found is not None
     assert parse_move(found.group(1)) in st.legal_moves()
     assert "hints are off in networked games" in asyncio.run(run(networked=True))
+    # `zoo host --hints`: the genesis says every seat agreed (PROTOCOL.md §3.2)
+    agreed = HINT_LINE.search(asyncio.run(run(networked=True, hints=True)))
+    assert agreed is not None and parse_move(agreed.group(1)) in st.legal_moves()

@@ -128,8 +128,8 @@ def test_the_list_grows_live_and_shows_names_as_data() -> None:
     assert "[b]bob[/b]" not in seen[1]
     assert "searching the LAN… 3 found" in seen[2]
     assert "[/]" in seen[2] and "[b]bob[/b]" in seen[2]  # data, never markup
-    assert "EEEE-FFFF-GGGG-HHHH" in seen[2] and "1/2 taken, 1 free" in seen[2]
-    assert "2/2 taken, full" in seen[2] and "3 malformed or extra advert(s) ignored" in seen[2]
+    assert "EEEE-FFFF-GGGG-HHHH" in seen[2] and "1 of 2 free" in seen[2]
+    assert "full (2/2)" in seen[2] and "3 malformed or extra advert(s) ignored" in seen[2]
     assert picked == "zoo://bob"  # down skips the full game: the highlight stays on open ones
 
 
@@ -150,10 +150,10 @@ def test_a_game_that_goes_disappears_and_the_highlight_stays_on_its_game() -> No
 
 def test_a_game_that_fills_up_cannot_be_picked() -> None:
     async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
-        assert "1/2 taken, 1 free" in screen_text(app)
+        assert "1 of 2 free" in screen_text(app)
         lan.tell(dataclasses.replace(HOSTILE, taken=2))  # the last seat was taken
         await settle(pilot)
-        assert "2/2 taken, full" in screen_text(app)
+        assert "full (2/2)" in screen_text(app)
         await pilot.press("enter")  # nothing to join
         await pilot.press("q")
 
@@ -327,3 +327,17 @@ def test_ascii_terminals_get_ascii() -> None:
 
     picking(FakeLan(), steps, glyphs=ASCII)
     assert "| searching the LAN... 0 found (0 s)" in seen[0] and "up/down Enter join" in seen[0]
+
+
+def test_two_adverts_claiming_one_fingerprint_are_both_listed_and_flagged() -> None:
+    seen: list[str] = []
+    spoof = dataclasses.replace(PLAIN, name="[b]bob[/b]", invite="zoo://mallory")
+
+    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+        seen.append(" ".join(screen_text(app).split()))
+        await pilot.press("q")
+
+    picking(FakeLan(HOSTILE, PLAIN, spoof), steps)
+    assert seen[0].count("JJJJ-KKKK-LLLL-MMMM") == 2
+    assert seen[0].count("two adverts claim this fingerprint") == 2
+    assert seen[0].count("EEEE-FFFF-GGGG-HHHH") == 1

@@ -13,7 +13,8 @@ when the search would not have looked at it) and reports, from the mover's point
 Front-ends (the plain replay, the full-screen replay, the HTML export) call ``analyse_entries``
 (a log's raw entries) or ``analyse_positions`` (states and moves) and show ``MoveMark`` objects;
 ``summary`` counts them per seat. ``hint`` is "the expert would play …", for local games of one
-person against bots only: it refuses networked games and hot-seat tables (``hint_refusal``).
+person against bots, or at a networked table whose genesis allows them (every seat agreed,
+PROTOCOL.md §3.2): it refuses other networked games and hot-seat tables (``hint_refusal``).
 
 Deterministic: the search uses a budget in simulated plies and a seed per move.
 """
@@ -190,23 +191,17 @@ def analyse_positions(
 
 def positions_from_entries(entries: Sequence[bytes]) -> list[tuple[State, Move]]:
     """The public state before each move of a log, with the move (stops at a faulty entry)."""
-    from zoo_p2p.errors import RemoteProtocolError
     from zoo_p2p.protocol.events import MoveApplied
     from zoo_p2p.protocol.session import Session
+    from zoo_p2p.protocol.walk import walk
 
     if not entries:
         return []
-    session = Session(entries[0])
     out: list[tuple[State, Move]] = []
-    for raw in entries[1:]:
-        before = session.state.clone() if session.state is not None else None
-        try:
-            events = session.receive(raw)
-        except RemoteProtocolError:
-            break
-        for ev in events:
-            if isinstance(ev, MoveApplied) and before is not None:
-                out.append((before, ev.move))
+    for step in walk(Session(entries[0]), entries[1:], states=True):
+        for ev in step.events:
+            if isinstance(ev, MoveApplied) and step.before is not None:
+                out.append((step.before, ev.move))
     return out
 
 
@@ -277,15 +272,16 @@ class Hint:
         return f"the expert would play {self.move} {dash} win chance {100 * self.win:.0f} %"
 
 
-def hint_refusal(*, networked: bool, people: int = 1) -> str | None:
+def hint_refusal(*, networked: bool, people: int = 1, agreed: bool = False) -> str | None:
     """Why hints are off in this kind of game, or None when they are offered.
 
     The one decision point every front-end asks (and ``hint`` enforces): hints are for local
-    games where one person plays against bots. In a networked game a hint is outside help the
-    other seats never agreed to; at a hot-seat table of two or more people it would advise each
-    person against the other.
+    games where one person plays against bots, and for networked games whose genesis allows
+    them (``agreed``: ``session.genesis.hints``, PROTOCOL.md §3.2; every seat that joined
+    agreed). In any other networked game a hint is outside help the other seats never agreed
+    to; at a hot-seat table of two or more people it would advise each person against the other.
     """
-    if networked:
+    if networked and not agreed:
         return HINTS_OFF_NETWORKED
     if people > 1:
         return HINTS_OFF_PEOPLE
@@ -302,20 +298,22 @@ def hint(
     *,
     networked: bool,
     people: int = 1,
+    agreed: bool = False,
     work: int = HINT_WORK,
     seed: int | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> Hint | None:
     """The move the expert would play for the seat to move, with its win chance.
 
-    Offered only in local games of one person against bots: ``HintRefused`` (saying why) when
-    ``hint_refusal(networked=..., people=...)`` gives a reason. The search sees the public
+    Offered only in local games of one person against bots, or where the genesis allows hints
+    (``agreed``): ``HintRefused`` (saying why) when ``hint_refusal(networked=..., people=...,
+    agreed=...)`` gives a reason. The search sees the public
     state only, spends ``work`` simulated plies (deterministic: the seed is ``position_seed``
     unless given) and plays out to the end of the game, so ``win`` is a real win chance.
     ``stop`` (polled between search rounds, from any thread) ends the search early; the hint is
     then None (a front-end stops a hint whose position has changed).
     """
-    why = hint_refusal(networked=networked, people=people)
+    why = hint_refusal(networked=networked, people=people, agreed=agreed)
     if why is not None:
         raise HintRefused(why)
     pub = state.public()

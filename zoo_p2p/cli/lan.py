@@ -23,7 +23,8 @@ from zoo_p2p.text import shown
 if TYPE_CHECKING:
     from zoo_p2p.net.discovery import Advert, Announcer
     from zoo_p2p.net.invite import Invite
-    from zoo_p2p.net.portmap import PortMapper
+    from zoo_p2p.net.peer import Host, Joiner, Link
+    from zoo_p2p.net.portmap import BackgroundMapping, PortMapper
     from zoo_p2p.tui.pick import Found
 
 WILDCARDS = ("0.0.0.0", "*", "::", "[::]")
@@ -320,7 +321,7 @@ def map_port(
     return pm, (m.external_ip, m.external_port)
 
 
-def _map_host_mesh(console: Console, host: Any, mapper: PortMapper) -> None:
+def _map_host_mesh(console: Console, host: Host, mapper: PortMapper) -> None:
     """The host's direct-link publisher gets a port of its own: map it on the same router, so
     the host's card carries the external endpoint too (TRANSPORT.md §10.2)."""
     from zoo_p2p.net.mesh import FixedEndpoints, free_port
@@ -345,7 +346,7 @@ def _map_host_mesh(console: Console, host: Any, mapper: PortMapper) -> None:
     )
 
 
-def map_mesh_port(console: Console, joiner: Any, invite: Invite) -> Any:
+def map_mesh_port(console: Console, joiner: Joiner, invite: Invite) -> BackgroundMapping | None:
     """`zoo join --upnp`: pick our direct-link port now and ask the router to forward it in the
     background (joining never waits for it); our card gains the mapped endpoint when the router
     answers (within the mapper's bound). Returns the mapping, to close at the end."""
@@ -353,7 +354,17 @@ def map_mesh_port(console: Console, joiner: Any, invite: Invite) -> Any:
     from zoo_p2p.net.portmap import JOIN_DISCOVER_MS, BackgroundMapping
 
     v6 = all(":" in h for h, _ in invite.addresses)
-    port = free_port("::" if v6 else "0.0.0.0")
+    try:
+        port = free_port("::" if v6 else "0.0.0.0")
+    except OSError as exc:
+        console.print(
+            Text(
+                f"no port for the direct links ({shown(str(exc), 120)}): not asking the router; "
+                "the other players will reach you only through the host",
+                style="yellow",
+            )
+        )
+        return None
     console.print(
         Text(f"asking the router to forward our direct-link port {port} (UPnP, in the background)…")
     )
@@ -363,9 +374,9 @@ def map_mesh_port(console: Console, joiner: Any, invite: Invite) -> Any:
     return mapping
 
 
-def say_links(console: Console, link: Any) -> None:
+def say_links(console: Console, link: Link) -> None:
     """One line: which seats we heard directly, and at which endpoint (TRANSPORT.md §10)."""
-    mesh = getattr(link, "mesh", None)
+    mesh = link.mesh
     if mesh is None or link.session is None:
         return
     parts = [

@@ -17,6 +17,7 @@ from zoo_p2p.cli import options as o
 from zoo_p2p.errors import UsageError, ZooError
 
 if TYPE_CHECKING:
+    from zoo_p2p.cli.runners import HostPlan
     from zoo_p2p.driver import Driver
 
 Start = Callable[["Driver", Console], int]
@@ -78,6 +79,32 @@ def bot_driver(
 def console_for(quiet: bool) -> Console:
     """The console every command prints to."""
     return Console(quiet=quiet, highlight=False, soft_wrap=False)
+
+
+def command_console(verbose: bool, quiet: bool) -> Console:
+    """What every network command does first: transport logs on stderr at the level asked for,
+    and the console it prints to."""
+    setup_logging(verbose, quiet)
+    return console_for(quiet)
+
+
+def run_seat(
+    start: Start,
+    console: Console,
+    *,
+    plain: bool,
+    bot: str | None = None,
+    delay: float = 0.0,
+    think: float | None = None,
+    networked: bool = True,
+) -> NoReturn:
+    """Run `start` with a bot of level `bot` at our seat, or else the person at this terminal
+    (`networked` as `run_human` takes it), and exit with its code."""
+    if bot is not None:
+        exit_with(
+            lambda: start(bot_driver(bot, console, seed=None, delay=delay, think=think), console)
+        )
+    exit_with(lambda: run_human(plain, console, start, networked=networked))
 
 
 def setup_logging(verbose: bool, quiet: bool) -> None:
@@ -158,6 +185,14 @@ def host_cmd(
     qr: o.Qr = False,
     move_time: o.MoveTime = DEFAULT_MOVE_TIME,
     reveal_time: o.RevealTime = DEFAULT_REVEAL_TIME,
+    hints: Annotated[
+        bool,
+        typer.Option(
+            "--hints",
+            help="Allow hints at this table: written in the genesis, every seat may ask the "
+            "expert (x); joiners are told before they take a seat.",
+        ),
+    ] = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
@@ -172,43 +207,36 @@ def host_cmd(
         raise typer.BadParameter(f"--bots {bots} is more than the {seats} seats")
     first_seat = None if first == "random" else _seat_number(first, seats)
     console = console_for(quiet)
-    own_level = bot or level
+    from zoo_p2p.cli.runners import HostPlan  # the command runs: the network stack is needed
+    from zoo_p2p.rules import Variant
 
-    def start(driver: "Driver", con: Console) -> int:
-        return _host(
-            players=seats,
-            variant=variant,
-            first=first_seat,
-            port=port,
-            bind=bind,
-            address=address,
-            log_path=log,
-            name=name,
-            team=team_index(team),
-            bots=bots - 1 if own_bot and bot is None else bots,
-            level=level,
-            think=think,
-            invite_file=invite_file,
-            curve=curve,
-            identity=identity,
-            give_up=give_up,
-            driver=driver,
-            console=con,
-            bot_delay=delay,
-            announce=announce,
-            upnp=upnp,
-            qr=qr,
-            move_time=move_time,
-            reveal_time=reveal_time,
-        )
-
-    if own_bot:
-        exit_with(
-            lambda: start(
-                bot_driver(own_level, console, seed=None, delay=delay, think=think), console
-            )
-        )
-    exit_with(lambda: run_human(plain, console, start))
+    plan = HostPlan(
+        players=seats,
+        variant=Variant(variant),
+        first=first_seat,
+        port=port,
+        bind=bind,
+        address=address,
+        log_path=log,
+        name=name,
+        team=team_index(team),
+        bots=bots - 1 if own_bot and bot is None else bots,
+        level=level,
+        think=think,
+        invite_file=invite_file,
+        curve=curve,
+        identity=identity,
+        give_up=give_up,
+        bot_delay=delay,
+        announce=announce,
+        upnp=upnp,
+        qr=qr,
+        move_time=move_time,
+        reveal_time=reveal_time,
+        hints=hints,
+    )
+    own_level = (bot or level) if own_bot else None
+    run_seat(host_start(plan), console, plain=plain, bot=own_level, delay=delay, think=think)
 
 
 def _seat_number(text: str, seats: int) -> int:
@@ -221,61 +249,16 @@ def _seat_number(text: str, seats: int) -> int:
     return n - 1
 
 
-def _host(
-    *,
-    players: int,
-    variant: str,
-    first: int | None,
-    port: int,
-    bind: str | None,
-    address: str | None,
-    log_path: Path | None,
-    name: str,
-    team: int | None,
-    bots: int,
-    level: str,
-    think: float | None,
-    invite_file: Path | None,
-    curve: bool,
-    identity: Path | None,
-    give_up: float | None,
-    driver: "Driver",
-    console: Console,
-    bot_delay: float = 0.0,
-    announce: bool = True,
-    upnp: bool = False,
-    qr: bool = False,
-    move_time: int = DEFAULT_MOVE_TIME,
-    reveal_time: int = DEFAULT_REVEAL_TIME,
-) -> int:
-    from zoo_p2p.cli.runners import HostPlan, run_host
-    from zoo_p2p.rules import Variant
+def host_start(plan: "HostPlan") -> Start:
+    """How `zoo host` and the networked `zoo play` start: host the game `plan` describes, with
+    whatever driver plays our seat."""
 
-    plan = HostPlan(
-        players=players,
-        variant=Variant(variant),
-        first=first,
-        port=port,
-        bind=bind,
-        address=address,
-        log_path=log_path,
-        name=name,
-        team=team,
-        bots=bots,
-        level=level,
-        think=think,
-        invite_file=invite_file,
-        curve=curve,
-        identity=identity,
-        give_up=give_up,
-        bot_delay=bot_delay,
-        announce=announce,
-        upnp=upnp,
-        qr=qr,
-        move_time=move_time,
-        reveal_time=reveal_time,
-    )
-    return run_host(plan, driver, console)
+    def start(driver: "Driver", console: Console) -> int:
+        from zoo_p2p.cli.runners import run_host
+
+        return run_host(plan, driver, console)
+
+    return start
 
 
 def join_cmd(
@@ -286,13 +269,20 @@ def join_cmd(
     identity: o.Identity = None,
     give_up: o.GiveUp = None,
     upnp: o.Upnp = False,
+    no_hints: Annotated[
+        bool,
+        typer.Option(
+            "--no-hints",
+            help="Refuse a table that allows hints (the expert's advice for every seat): "
+            "leave before taking a seat.",
+        ),
+    ] = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
     plain: o.Plain = False,
 ) -> None:
     """Join a game from its invite and play at this terminal."""
-    setup_logging(verbose, quiet)
-    console = console_for(quiet)
+    console = command_console(verbose, quiet)
 
     def start_with(chosen: str | None) -> Start:
         def start(driver: "Driver", con: Console) -> int:
@@ -309,6 +299,7 @@ def join_cmd(
                 console=con,
                 ephemeral=False,
                 upnp=upnp,
+                refuse_hints=no_hints,
             )
 
         return start
@@ -317,7 +308,7 @@ def join_cmd(
         pick = tui_entry("run_join_picked")
         if pick is not None:  # the games found on the LAN are listed in the app (issue 11)
             exit_with(lambda: pick_and_join(console, pick, start_with))
-    exit_with(lambda: run_human(plain, console, start_with(invite)))
+    run_seat(start_with(invite), console, plain=plain)
 
 
 def pick_and_join(
@@ -355,8 +346,7 @@ def bot_cmd(
     stand_in: Annotated[bool, typer.Option("--stand-in", hidden=True)] = False,
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
-    setup_logging(verbose, quiet)
-    console = console_for(quiet)
+    console = command_console(verbose, quiet)
 
     def body() -> int:
         from zoo_p2p.cli.runners import run_join
@@ -407,8 +397,7 @@ def resume_cmd(
     plain: o.Plain = False,
 ) -> None:
     """Continue an unfinished game from its log, as host or joiner, once all seats are back."""
-    setup_logging(verbose, quiet)
-    console = console_for(quiet)
+    console = command_console(verbose, quiet)
 
     def start(driver: "Driver", con: Console) -> int:
         from zoo_p2p.cli.runners import run_resume
@@ -424,12 +413,7 @@ def resume_cmd(
             console=con,
         )
 
-    own = level or bot
-    if own:
-        exit_with(
-            lambda: start(bot_driver(own, console, seed=None, delay=0.0, think=None), console)
-        )
-    exit_with(lambda: run_human(plain, console, start))
+    run_seat(start, console, plain=plain, bot=level or bot)
 
 
 def play_command(
@@ -444,34 +428,32 @@ def play_command(
     plain: bool,
 ) -> None:
     """You against 1-3 bots, each a real peer process over loopback; the log saved and audited."""
-    setup_logging(False, False)
-    console = console_for(False)
+    console = command_console(False, False)
+    from zoo_p2p.cli.runners import HostPlan
+    from zoo_p2p.rules import Variant
 
-    def start(driver: "Driver", con: Console) -> int:
-        return _host(
-            players=bots + 1,
-            variant=variant,
-            first=None,
-            port=0,
-            bind="127.0.0.1",
-            address="127.0.0.1",
-            log_path=log,
-            name=name,
-            team=team_index(team),
-            bots=bots,
-            level=level,
-            think=think,
-            invite_file=None,
-            curve=True,
-            identity=None,
-            give_up=None,
-            driver=driver,
-            console=con,
-            bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
-        )
-
+    plan = HostPlan(
+        players=bots + 1,
+        variant=Variant(variant),
+        first=None,
+        port=0,
+        bind="127.0.0.1",
+        address="127.0.0.1",
+        log_path=log,
+        name=name,
+        team=team_index(team),
+        bots=bots,
+        level=level,
+        think=think,
+        invite_file=None,
+        curve=True,
+        identity=None,
+        give_up=None,
+        bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
+        hints=True,  # the genesis says so: the log shows it, `zoo resume` keeps hints on
+    )
     # every other seat is a bot this command starts: the person may ask the expert for hints
-    exit_with(lambda: run_human(plain, console, start, networked=False))
+    run_seat(host_start(plan), console, plain=plain, networked=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -47,7 +47,7 @@ def seat_name(session: Session, seat: int | None) -> str:
 
 HELP = (
     "Type a move like 5@C3 (send your 5 onto C3) or C3-C4 (step); "
-    "'?' lists your legal moves, 'x' asks the expert (games against bots), "
+    "'?' lists your legal moves, 'x' asks the expert (where hints are allowed), "
     "'b' shows the board and the legend, 'q' leaves."
 )
 PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
@@ -236,6 +236,7 @@ class PlainDriver(ConsoleDriver):
         self.quit = False
         self.link: GameLink | None = None
         self.networked = networked
+        self.agreed = False  # the genesis allows hints (PROTOCOL.md §3.2), set when it starts
         # the expert's hint ('x'): searched in a thread, its result announced through a pipe
         # the loop polls, so the loop (and the game, the clocks, the bots) never waits for it
         self.hint_pipe: tuple[int, int] | None = None
@@ -246,9 +247,8 @@ class PlainDriver(ConsoleDriver):
         self.hints_dropped = 0
 
     def fds(self) -> list[int]:
-        """Poll stdin (and, where hints are offered, the pipe a finished hint writes to)."""
-        if hint_refusal(networked=self.networked) is not None:
-            return [self.stdin_fd]
+        """Poll stdin and the pipe a finished hint writes to (a networked game learns from its
+        genesis, later, whether hints are offered)."""
         if self.hint_pipe is None:
             self.hint_pipe = os.pipe()
         return [self.stdin_fd, self.hint_pipe[0]]
@@ -290,6 +290,7 @@ class PlainDriver(ConsoleDriver):
         self.link = link
         s = link.session
         assert s is not None and s.state is not None
+        self.agreed = s.genesis.hints
         self.shadow = s.state.clone()
         self.shown_moves = len(s.state.history)
         self.out(Text(f"You are {seat_name(s, s.seat)}. {HELP}", style="bold"))
@@ -448,7 +449,7 @@ class PlainDriver(ConsoleDriver):
     # ----- the expert's hint ---------------------------------------------------------------
     def ask_expert(self, state: State, link: GameLink) -> None:
         """'x': start the expert's search for our position (or say why hints are off)."""
-        why = hint_refusal(networked=self.networked)
+        why = hint_refusal(networked=self.networked, agreed=self.agreed)
         if why is not None:
             self.out(Text(why, style="yellow"))
             return
@@ -468,13 +469,13 @@ class PlainDriver(ConsoleDriver):
         stop = self.hint_stop = threading.Event()
         wfd = self.hint_pipe[1]
         pub = state.public()
-        networked = self.networked
+        networked, agreed = self.networked, self.agreed
         results = self.hint_results
 
         def search() -> None:
             result: Hint | str | None
             try:
-                result = hint(pub, networked=networked, stop=stop.is_set)
+                result = hint(pub, networked=networked, agreed=agreed, stop=stop.is_set)
             except HintRefused as exc:
                 result = str(exc)
             except Exception as exc:  # pragma: no cover - a bug in the search: say it

@@ -41,9 +41,10 @@ from zoo_p2p.protocol.events import (
     SeedsOpened,
 )
 from zoo_p2p.protocol.session import Session
+from zoo_p2p.protocol.walk import Step, walk
 from zoo_p2p.rules import Move, State, square_name
 from zoo_p2p.storage import LogReader
-from zoo_p2p.text import seat_word, shown
+from zoo_p2p.text import HINTS_ALLOWED_LINE, seat_word, shown
 
 KEYS = "Enter/n next move · b back one · N or j N: move N · s start · e end · q quit"
 
@@ -159,37 +160,33 @@ def load_replay(path: Path) -> Replay:
         rp = Replay([], session, [shown(s.name, limit=40) for s in session.seats], None, None, [])
         start = Scene(0, "start")
         start.lines.append(Text(f"{len(rp.names)} seats, {session.variant.value} game"))
+        if session.genesis.hints:  # PROTOCOL.md §3.2
+            start.lines.append(Text(HINTS_ALLOWED_LINE))
         rp.scenes.append(start)
-        i = 0
-        while True:
-            i += 1
-            try:
-                raw = next(stream, None)
-            except LogError as exc:
-                rp.fault = shown(str(exc))
-                break
-            if raw is None:
-                break
-            fault = _step(rp, i, raw)
-            if fault is not None:
-                rp.fault = fault
-                break
+        read = 0  # entries after the genesis
+        try:
+            for step in walk(session, stream, states=True):
+                read = step.index
+                fault = _step(rp, step)
+                if fault is not None:
+                    rp.fault = fault
+                    break
+        except LogError as exc:
+            rp.fault = shown(str(exc))
         torn = reader.torn_bytes
     if torn:
-        rp.torn = f"dropped a torn last entry ({torn} bytes) after {i - 1} complete entries"
+        rp.torn = f"dropped a torn last entry ({torn} bytes) after {read} complete entries"
     return rp
 
 
-def _step(rp: Replay, i: int, raw: bytes) -> str | None:
-    """Feed entry ``i`` to the session and add what it caused to the steps; a fault or None."""
+def _step(rp: Replay, step: Step) -> str | None:
+    """Add what entry ``step.index`` caused to the steps; a fault or None."""
     session = rp.session
     names = rp.names
-    before = session.state.clone() if session.state is not None else None
-    try:
-        events = session.receive(raw)
-    except RemoteProtocolError as exc:
-        return f"entry {i}: {shown(exc.reason)}"
-    if len(session) != i + 1:
+    i, before, events = step.index, step.before, step.events
+    if step.refused is not None:
+        return f"entry {i}: {shown(step.refused.reason)}"
+    if not step.appended:
         return f"entry {i}: does not follow entry {i - 1}"
     st = session.state.clone() if session.state is not None else None
     scenes = rp.scenes

@@ -138,13 +138,21 @@ def parse_team(text: str | None) -> int | None:
 
 
 def genesis_factory(
-    key: Ed25519PrivateKey, variant: Variant, first: int | None, clocks: Clocks | None = None
+    key: Ed25519PrivateKey,
+    variant: Variant,
+    first: int | None,
+    clocks: Clocks | None = None,
+    *,
+    hints: bool = False,
 ) -> Callable[[list[LobbySeat]], bytes]:
-    """A function lobby -> signed genesis (with the clocks of PROTOCOL.md §10)."""
+    """A function lobby -> signed genesis (with the clocks of PROTOCOL.md §10, and `hints: true`
+    when every seat may ask the expert, §3.2)."""
 
     def make(lobby: list[LobbySeat]) -> bytes:
         seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
-        return Session.create_genesis(key, seats, variant, first, os.urandom(32), clocks)
+        return Session.create_genesis(
+            key, seats, variant, first, os.urandom(32), clocks, hints=hints
+        )
 
     return make
 
@@ -239,6 +247,7 @@ class HostPlan:
     qr: bool = False  # also draw the invite as a QR code
     move_time: int = DEFAULT_MOVE_TIME  # seconds per move before a claim (PROTOCOL.md §10)
     reveal_time: int = DEFAULT_REVEAL_TIME  # seconds per reveal, seed, result…
+    hints: bool = False  # the genesis allows hints: every seat may ask the expert (§3.2)
 
 
 def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
@@ -266,6 +275,7 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         name=plan.name,
         team=plan.team,
         give_up=plan.give_up,
+        hints=plan.hints,
     )
     host = Host(
         key=key,
@@ -274,7 +284,11 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         open_log=files.open_new,
         options=opts,
         make_genesis=genesis_factory(
-            key, plan.variant, plan.first, Clocks(plan.move_time, plan.reveal_time)
+            key,
+            plan.variant,
+            plan.first,
+            Clocks(plan.move_time, plan.reveal_time),
+            hints=plan.hints,
         ),
         fingerprint=fingerprint,
         address=where.advertise[0],
@@ -357,10 +371,12 @@ def run_join(
     curve: bool = True,
     stand_in: bool = False,
     upnp: bool = False,
+    refuse_hints: bool = False,
 ) -> int:
     """Join a game with `driver` at our seat; resumes if `log_path` already holds it.
     With no invite, look for games on the LAN and join the one picked (issue 11); with `upnp`,
-    the router is asked (in the background) to forward our direct-link port."""
+    the router is asked (in the background) to forward our direct-link port; with
+    `refuse_hints` (`--no-hints`) we leave a table that allows hints (PROTOCOL.md §3.2)."""
     if invite_text is None:
         invite = lan.pick_game(console, lan.BROWSE_SECONDS)
     else:
@@ -384,7 +400,11 @@ def run_join(
         driver,
         files,
         JoinOptions(
-            name=name, team=team, give_up=give_up, curve=curve and invite.server_key != bytes(32)
+            name=name,
+            team=team,
+            give_up=give_up,
+            curve=curve and invite.server_key != bytes(32),
+            refuse_hints=refuse_hints,
         ),
         session,
         sink,

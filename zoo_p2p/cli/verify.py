@@ -26,7 +26,7 @@ from zoo_p2p.protocol.evidence import Conviction, check, find_fork
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules.board import COLUMNS, SIZE
 from zoo_p2p.storage import LogReader, audit_file, read_proofs
-from zoo_p2p.text import seat_word, shown
+from zoo_p2p.text import HINTS_ALLOWED_LINE, seat_word, shown
 
 UNREADABLE = "unreadable"
 EXIT_CODES = {OK: 0, INCOMPLETE: 3, CHEAT: 4, REJECTED: 5, UNREADABLE: 6}
@@ -107,6 +107,8 @@ def render_report(console: Console, path: Path, report: AuditReport) -> None:
     )
     if report.game_id is not None:
         console.print(Text(f"game {report.game_id.hex()[:16]}…  variant {shown(report.variant)}"))
+    if report.hints:  # PROTOCOL.md §3.2: every seat joined a genesis that allows them
+        console.print(Text(HINTS_ALLOWED_LINE))
     for i, s in enumerate(report.seats):
         console.print(
             Text.assemble(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from zoo_p2p.errors import RemoteProtocolError
 from zoo_p2p.protocol.events import CardRevealed, GameStarted, MoveApplied, MutantRevealed
 from zoo_p2p.protocol.session import Session
+from zoo_p2p.protocol.walk import walk
 from zoo_p2p.rules import N_SQUARES, Move, State, Team, Variant
 
 __all__ = ["GameRecord", "MoveRecord", "record_from_entries"]
@@ -112,12 +113,8 @@ def record_from_entries(entries: Sequence[bytes], verdict: str | None = None) ->
         raise ValueError(f"entry 0 is not a genesis: {exc.reason}") from None
     moves: list[MoveRecord] = []
     tops: tuple[int, ...] | None = None
-    for raw in entries[1:]:
-        try:
-            events = session.receive(raw)
-        except RemoteProtocolError:
-            break
-        for ev in events:
+    for step in walk(session, entries[1:]):  # ends at the first entry refused
+        for ev in step.events:
             if isinstance(ev, GameStarted) and session.state is not None:
                 tops = tuple(_top_value(session.state, sq) for sq in range(N_SQUARES))
             elif isinstance(ev, MoveApplied):

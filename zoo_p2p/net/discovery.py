@@ -623,6 +623,8 @@ class LiveBrowse:
             if self._trouble is not None and self._trouble.first and not self._told_trouble:
                 self._tell()
             return
+        if self.stopping.is_set():
+            return
         before = (self.list.games(), self.list.dropped)
         if gone:
             self.list.remove(name)
@@ -653,6 +655,8 @@ class LiveBrowse:
         self.stopping.set()
         if self._thread.ident is None:  # never started
             return
+        with contextlib.suppress(queue.Full):
+            self._events.put_nowait(("", True))  # wake the reader now rather than in 0.2 s
         self._thread.join(timeout)
         if self._thread.is_alive():  # stuck reading an advert: closing zeroconf ends that
             t = threading.Thread(target=self._shut, name="zoo-browse-stop", daemon=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from zoo_p2p.protocol.session import Session
 
 log = logging.getLogger("zoo_p2p.net")
+T = TypeVar("T")
 
 VOTE_RESEND = 1.0  # seconds between re-sends of our vote while the claim is incomplete
 
@@ -74,6 +75,16 @@ class Liveness:
         # host: starts the bot of a resigned seat: (seat, private key raw, link); else the
         # driver's `on_stand_in` if it has one
         self.stand_in_starter: Callable[[int, bytes, Any], None] | None = None
+
+    def _from_peer(self, what: str, parse: Callable[[Any], T], data: bytes) -> T | None:
+        """`parse` of a peer's msgpack bytes, or None when they do not parse (counted, logged
+        as "dropped WHAT: why")."""
+        try:
+            return parse(_unpack(data))
+        except RemoteProtocolError as exc:
+            self.dropped += 1
+            log.warning("dropped %s: %s", what, shown(exc.reason))
+            return None
 
     # ----- hooks the transport implements -------------------------------------------------
     def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
@@ -168,11 +179,8 @@ class Liveness:
         s = self.session
         if s is None:
             return
-        try:
-            vote = parse_vote(_unpack(data))
-        except RemoteProtocolError as exc:
-            self.dropped += 1
-            log.warning("dropped a claim vote: %s", shown(exc.reason))
+        vote = self._from_peer("a claim vote", parse_vote, data)
+        if vote is None:
             return
         if seat is not None and vote.seat != seat:
             self.dropped += 1
@@ -281,11 +289,8 @@ class Liveness:
         s = self.session
         if s is None:
             return
-        try:
-            r = parse_resignation(_unpack(data))
-        except RemoteProtocolError as exc:
-            self.dropped += 1
-            log.warning("dropped a resignation: %s", shown(exc.reason))
+        r = self._from_peer("a resignation", parse_resignation, data)
+        if r is None:
             return
         if (seat is not None and r.seat != seat) or not s.add_resignation(r):
             self.dropped += 1

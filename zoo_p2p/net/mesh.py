@@ -454,24 +454,19 @@ class Mesh:
         return port
 
     def _make_card(self) -> None:
-        """Sign our card over every endpoint we can be reached at (at most MAX_EPS; the
-        advertised addresses first, then the mapped ones once ready) and send it to the host.
-        A card made again adds endpoints only, so it replaces the first everywhere (§10.2)."""
-        eps: list[str] = []
-        pairs = [(h, self.port) for h in self._advertise]
+        """Sign our card over every endpoint we can be reached at and send it to the host: our
+        own addresses first, then the mapped ones once ready, at most MAX_EPS in all with room
+        kept for a pending mapping (the one that reaches us from outside). A card made again
+        adds endpoints only, so it replaces the first everywhere (§10.2)."""
+        mapped: list[tuple[str, int]] = []
         if self._more is not None and self._more.ready():
             self._more_done = True
-            pairs += self._more.endpoints()
+            mapped = self._more.endpoints()[: MAX_EPS - 1]
             for line in self._more.note():
                 self.owner.mesh_notice(line)
-        for h, p in pairs:
-            try:
-                ep = endpoint(h, p)
-            except InviteError as exc:
-                log.warning("direct links: not advertising %s: %s", shown(h, 80), exc)
-                continue
-            if ep not in eps and len(eps) < MAX_EPS:
-                eps.append(ep)
+        room = MAX_EPS - (len(mapped) if self._more_done else 1 if self._more else 0)
+        own = self._endpoints([(h, self.port) for h in self._advertise])[:room]
+        eps = own + [ep for ep in self._endpoints(mapped) if ep not in own]
         if not eps:  # pragma: no cover - our own address is always one
             eps = [f"tcp://127.0.0.1:{self.port}"]
         card = Card(self.seat, eps[0], self._skey, tuple(eps[1:]))
@@ -486,6 +481,20 @@ class Mesh:
         self._greet = True
         log.info("direct links: our card says %s", ", ".join(card.endpoints))
         self.owner.mesh_tunnel(self.card_msg, None)
+
+    @staticmethod
+    def _endpoints(pairs: list[tuple[str, int]]) -> list[str]:
+        """`endpoint()` of each (host, port), distinct, leaving out (and logging) bad ones."""
+        eps: list[str] = []
+        for h, p in pairs:
+            try:
+                ep = endpoint(h, p)
+            except InviteError as exc:
+                log.warning("direct links: not advertising %s: %s", shown(h, 80), exc)
+                continue
+            if ep not in eps:
+                eps.append(ep)
+        return eps
 
     @staticmethod
     def _limits(sock: zmq.Socket[bytes]) -> None:

@@ -18,7 +18,7 @@ import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NotRequired, Protocol, TypedDict, Unpack
 
 import zmq
 import zmq.auth
@@ -40,7 +40,7 @@ from zoo_p2p.net.mesh import Mesh, MoreEndpoints, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.crypto import check_public_key
 from zoo_p2p.protocol.encoding import decode_entry
-from zoo_p2p.text import seat_word, shown
+from zoo_p2p.text import HINTS_ALLOWED, seat_word, shown
 
 __all__ = [
     "Driver",
@@ -257,26 +257,29 @@ def _is_move_floor(floor: Any, seat: int | None) -> bool:
     return floor is not None and seat is not None and floor.seat == seat and floor.kind == "move"
 
 
+class LinkParts(TypedDict):
+    """What every link is made with (host and joiner take these keywords, and their own)."""
+
+    key: Ed25519PrivateKey
+    driver: Driver
+    make_session: Callable[[bytes], Session]  # a new session from the genesis entry
+    open_log: Callable[[Session], EntrySink]  # the log file of a new game
+    session: NotRequired[Session | None]  # resuming: the game read back from our log
+    sink: NotRequired[EntrySink | None]  # ... and that log, open for appending
+
+
 class Link(Liveness):
     """What host and joiner share: the session, the log file kept in step, timers, the loop."""
 
-    def __init__(
-        self,
-        *,
-        key: Ed25519PrivateKey,
-        driver: Driver,
-        make_session: Callable[[bytes], Session],
-        open_log: Callable[[Session], EntrySink],
-        session: Session | None = None,
-        sink: EntrySink | None = None,
-    ) -> None:
-        self.key = key
-        self.pub = raw_public(key)
-        self.driver = driver
-        self.make_session = make_session
-        self.open_log = open_log
+    def __init__(self, **parts: Unpack[LinkParts]) -> None:
+        self.key = parts["key"]
+        self.pub = raw_public(self.key)
+        self.driver = parts["driver"]
+        self.make_session = parts["make_session"]
+        self.open_log = parts["open_log"]
+        session = parts.get("session")
         self.session: Session | None = session
-        self.sink: EntrySink | None = sink
+        self.sink: EntrySink | None = parts.get("sink")
         self.written = len(session) if session is not None else 0
         self.up: list[bool] = []
         self.seats_state: list[SeatPresence] = []
@@ -343,6 +346,9 @@ class Link(Liveness):
             self.dropped += 1
             self.session = None
             return False
+        if self.session.genesis.hints and self._refuses_hints():
+            self.session = None  # nothing signed, no log: we never took the seat
+            return False
         self.sink = self.open_log(self.session)
         self.written = 0
         self._flush_log()
@@ -350,6 +356,12 @@ class Link(Liveness):
 
     def _genesis_ok(self, session: Session) -> bool:
         return True
+
+    def _refuses_hints(self) -> bool:
+        """The genesis allows hints (PROTOCOL.md §3.2): tell our seat before it signs anything
+        in this game; True when we will not play at such a table (then we have left)."""
+        self.driver.on_notice(HINTS_ALLOWED)
+        return False
 
     def _flush_log(self) -> None:
         """Write every entry the session holds beyond the file, then make them durable at once."""
@@ -647,6 +659,7 @@ class LobbySeat:
     pub: bytes
     team: int
     rid: bytes | None = None
+    curve: bytes = b""  # the CURVE key of its last accepted hello (authenticates a late leave)
 
 
 @dataclass
@@ -662,6 +675,7 @@ class HostOptions:
     team: int | None = None
     linger_done: float = 3.0  # seconds to wait for every joiner to say it has everything
     give_up: float | None = None  # stop when no joiner has been heard for this long (None: never)
+    hints: bool = False  # the genesis will allow hints: the lobby says so (PROTOCOL.md §3.2)
 
 
 class Host(Link):
@@ -670,25 +684,13 @@ class Host(Link):
     def __init__(
         self,
         *,
-        key: Ed25519PrivateKey,
-        driver: Driver,
-        make_session: Callable[[bytes], Session],
-        open_log: Callable[[Session], EntrySink],
         make_genesis: Callable[[list[LobbySeat]], bytes],
         fingerprint: Callable[[bytes], str],
         options: HostOptions,
-        session: Session | None = None,
-        sink: EntrySink | None = None,
         address: str = "127.0.0.1",
+        **parts: Unpack[LinkParts],
     ) -> None:
-        super().__init__(
-            key=key,
-            driver=driver,
-            make_session=make_session,
-            open_log=open_log,
-            session=session,
-            sink=sink,
-        )
+        super().__init__(**parts)
         self.options = options
         self.make_genesis = make_genesis
         self.fingerprint = fingerprint
@@ -703,7 +705,7 @@ class Host(Link):
         self.sock.setsockopt(zmq.ROUTER_HANDOVER, 0)
         self.sock.setsockopt(zmq.HANDSHAKE_IVL, HANDSHAKE_IVL_MS)
         self.nofile = _raise_nofile()
-        self.server_pub_z85, server_secret = server_curve_keys(key)
+        self.server_pub_z85, server_secret = server_curve_keys(self.key)
         # with CURVE off the invite carries an all-zero key, which also tells joiners so
         self.server_pub = z85.decode(self.server_pub_z85) if options.curve else NO_CURVE
         if options.curve:
@@ -755,11 +757,13 @@ class Host(Link):
         self._last_watch = 0.0
         self._idle_wake = WATCH_EVERY
         self._quiet_until: dict[str, float] = {}  # rate limit of repeated log lines / notices
-        if session is None:
+        if self.session is None:
             team = options.team if options.team is not None else 0
             self.lobby = [LobbySeat(options.name, self.pub, team)]
         else:
-            self.lobby = [LobbySeat(si.name, si.public_key, int(si.team)) for si in session.seats]
+            self.lobby = [
+                LobbySeat(si.name, si.public_key, int(si.team)) for si in self.session.seats
+            ]
         self._early = -1
         self._head_cache: tuple[int, bytes] = (-1, b"")
         self._last_ping = 0.0
@@ -858,6 +862,8 @@ class Host(Link):
 
     def _lobby_msg(self) -> bytes:
         seats = [[s.name, self.fingerprint(s.pub), s.team] for s in self.lobby]
+        if self.options.hints:  # TRANSPORT.md §5: joiners learn it before the seats are full
+            return wire.pack("lobby", seats=seats, need=self.options.players, hints=True)
         return wire.pack("lobby", seats=seats, need=self.options.players)
 
     def _broadcast(self, data: bytes) -> None:
@@ -985,6 +991,8 @@ class Host(Link):
             self._once("stolen", "dropped a message whose routing id belongs to another link")
             return
         if conn is None:
+            if kind == "leave" and self._late_leave(curve, msg["reason"]):
+                return
             self.dropped += 1
             if kind == "leave":
                 self._once(
@@ -1062,11 +1070,24 @@ class Host(Link):
         conn.tokens -= 1.0
         return True
 
+    def _late_leave(self, curve: bytes, reason: str) -> bool:
+        """A leave on a link we had already forgotten (a joiner that was away long enough for
+        us to drop it, interrupted just as it came back): its CURVE key, which only that joiner
+        holds, still names its seat. True if it did (the seat has left)."""
+        seat = next((i for i, st in enumerate(self.lobby) if curve and st.curve == curve), None)
+        if seat is None or self.session is None:
+            return False
+        self._seat_left(seat, reason)
+        return True
+
     def _on_leave(self, rid: bytes, conn: _Conn, reason: str) -> None:
         """An authenticated bye: the link goes; during the game its seat is shown as left."""
         self._drop(rid)
-        seat = conn.seat
-        if seat is None or self.session is None or self.session.finished:
+        if conn.seat is not None:
+            self._seat_left(conn.seat, reason)
+
+    def _seat_left(self, seat: int, reason: str) -> None:
+        if self.session is None or self.session.finished:
             return
         if any(c.seat == seat for c in self.conns.values()):
             return  # another live link of that seat is still here
@@ -1159,6 +1180,7 @@ class Host(Link):
             self._drop(extra.rid)
         self.seat_rid[seat] = rid
         self.lobby[seat].rid = rid
+        self.lobby[seat].curve = curve
         self._last_heard = now
         self._seat_seen[seat] = now
         if seat in self._left:
@@ -1310,6 +1332,13 @@ class Host(Link):
             super().close()
 
 
+HINTS_REFUSED = (
+    "this table allows hints (every seat may ask the expert) and --no-hints refuses them: "
+    "left before taking a seat, nothing signed"
+)
+"""Why a `zoo join --no-hints` left (PROTOCOL.md §3.2)."""
+
+
 @dataclass
 class JoinOptions:
     """What a joiner was asked for."""
@@ -1320,6 +1349,7 @@ class JoinOptions:
     curve: bool = True
     connect_give_up: float = 60.0  # stop when no host answered at all this long (give_up wins)
     status_every: float = 5.0  # seconds between "no answer yet" notices
+    refuse_hints: bool = False  # `--no-hints`: leave a table whose genesis allows hints (§3.2)
 
 
 class Joiner(Link):
@@ -1329,29 +1359,18 @@ class Joiner(Link):
         self,
         invite: Invite,
         *,
-        key: Ed25519PrivateKey,
-        driver: Driver,
-        make_session: Callable[[bytes], Session],
-        open_log: Callable[[Session], EntrySink],
         fingerprint: Callable[[bytes], str],
         options: JoinOptions,
-        session: Session | None = None,
-        sink: EntrySink | None = None,
+        **parts: Unpack[LinkParts],
     ) -> None:
-        super().__init__(
-            key=key,
-            driver=driver,
-            make_session=make_session,
-            open_log=open_log,
-            session=session,
-            sink=sink,
-        )
+        super().__init__(**parts)
         self.invite = invite
         self.options = options
         self.fingerprint = fingerprint
         self.host_pub: bytes | None = None
         self.seat_no: int | None = None
         self.lobby_seats: list[tuple[str, str, int]] = []
+        self._hints_told = False  # we said "hints are allowed at this table" (lobby or genesis)
         pub_z85, sec_z85 = zmq.curve_keypair()
         self.curve_pub = z85.decode(pub_z85)
         self.sock = self.ctx.socket(zmq.DEALER)
@@ -1376,7 +1395,7 @@ class Joiner(Link):
         self.poller.register(self.sock, zmq.POLLIN)
         self.poller.register(self.monitor, zmq.POLLIN)
         if invite.also:  # several addresses: connect to the first that answers (issue 11)
-            self.invite = invite = _first_reachable(invite, driver)
+            self.invite = invite = _first_reachable(invite, self.driver)
         if ":" in invite.host:
             self.sock.setsockopt(zmq.IPV6, 1)
         self.sock.connect(invite.endpoint)
@@ -1599,6 +1618,8 @@ class Joiner(Link):
                 return
             self.lobby_seats = [(n, f, t) for n, f, t in msg["seats"]]
             self.driver.on_lobby(self.lobby_seats, msg["need"])
+            if msg.get("hints") is True:  # the genesis will allow hints: leave now if we refuse
+                self._refuses_hints()
         elif kind == "entries":
             self._on_entries(msg["from"], msg["e"])
         elif kind == "sync":
@@ -1663,6 +1684,18 @@ class Joiner(Link):
 
     def _genesis_ok(self, session: Session) -> bool:
         return session.seats[0].public_key == self.host_pub
+
+    def _refuses_hints(self) -> bool:
+        """Told in the lobby (the host says so) or by the genesis (what binds): say it once;
+        with `--no-hints`, stop before signing anything (closing sends the host our leave)."""
+        if not self._hints_told:
+            self._hints_told = True
+            self.driver.on_notice(HINTS_ALLOWED)
+        if not self.options.refuse_hints:
+            return False
+        if self.stopped is None:
+            self.stopped = Outcome(False, HINTS_REFUSED, 0)
+        return True
 
     def _tick_unanswered(self, now: float) -> None:
         """Before any welcome: say what we are waiting for, and give up after the bound."""

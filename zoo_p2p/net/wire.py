@@ -60,6 +60,11 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "resign": {"r": (bytes,), "key": (bytes,)},  # a resignation (§10.4) [+ stand-in key, to host]
 }
 
+# type tag -> keys a message MAY carry besides the required ones, and their python types
+_OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
+    "lobby": {"hints": (bool,)},  # true: the genesis will allow hints (PROTOCOL.md §3.2)
+}
+
 
 class NetError(ZooError):
     """A transport failure we cannot recover from (bad invite, port in use, host rejected us)."""
@@ -131,11 +136,12 @@ def _check(msg: dict[str, Any]) -> None:
     if not isinstance(kind, str) or kind not in _SCHEMA:
         raise WireError(f"unknown message type {shown(kind, 40)!r}")
     schema = _SCHEMA[kind]
+    optional = _OPTIONAL.get(kind, {})
     keys = set(msg) - {"t"}
-    if keys != set(schema):
+    if not set(schema) <= keys <= set(schema) | set(optional):
         odd = sorted(shown(k, 20) for k in list(keys ^ set(schema))[:8])
         raise WireError(f"{kind}: wrong fields {odd}")
-    for key, types in schema.items():
+    for key, types in [*schema.items(), *((k, t) for k, t in optional.items() if k in keys)]:
         value = msg[key]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             raise WireError(f"{kind}.{key}: wrong type")

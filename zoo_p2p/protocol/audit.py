@@ -55,6 +55,7 @@ class AuditReport:
     fault_seat: int | None = None
     game_id: bytes | None = None
     variant: str | None = None
+    hints: bool = False  # the genesis allows hints: every seat agreed (§3.2)
     seats: tuple[SeatInfo, ...] = ()
     first_seat: int | None = None
     moves: tuple[str, ...] = ()
@@ -114,6 +115,7 @@ class AuditReport:
             ],
             "game_id": None if self.game_id is None else self.game_id.hex(),
             "variant": self.variant,
+            "hints": self.hints,
             "seats": [
                 {"name": s.name, "public_key": s.public_key.hex(), "team": s.team.name.lower()}
                 for s in self.seats
@@ -287,6 +289,7 @@ def _report(
         fault_seat=None if fault is None else fault.seat,
         game_id=session.game_id,
         variant=session.variant.value,
+        hints=session.genesis.hints,
         seats=session.seats,
         first_seat=session.first_seat,
         moves=tuple(moves),

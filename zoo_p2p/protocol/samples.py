@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from zoo_p2p.errors import RemoteProtocolError
 from zoo_p2p.protocol.crypto import fingerprint, private_key_from_bytes, public_key_bytes, sha256
 from zoo_p2p.protocol.deal import (
     SeatTables,
@@ -22,8 +23,9 @@ from zoo_p2p.protocol.deal import (
 )
 from zoo_p2p.protocol.encoding import ZERO_HASH, Kind, decode_entry, encode_payload, make_entry
 from zoo_p2p.protocol.evidence import check, make_proof
-from zoo_p2p.protocol.session import Session, encode_move
-from zoo_p2p.protocol.simulate import LocalGame, play_game
+from zoo_p2p.protocol.liveness import Clocks
+from zoo_p2p.protocol.session import Genesis, Session, encode_move
+from zoo_p2p.protocol.simulate import LocalGame, play_game, setup_game, step
 from zoo_p2p.rules import Variant
 
 # (file name, seats, variant)
@@ -40,9 +42,32 @@ def sample_game(n_seats: int, variant: Variant) -> LocalGame:
     return play_game(n_seats, variant, random.Random(f"zoo-p2p sample {n_seats} {variant.value}"))
 
 
+HINTS_LOG = "2p-standard-hints.zoolog"
+"""The sample game whose genesis allows hints (§3.2)."""
+
+
+def hints_game() -> LocalGame:
+    """A complete 2-seat standard game whose genesis carries `hints: true` (§3.2)."""
+    rng = random.Random("zoo-p2p sample hints")
+    game = setup_game(2, Variant.STANDARD, rng)
+    seats = game.sessions[0].seats
+    genesis = Session.create_genesis(
+        game.keys[0], seats, Variant.STANDARD, None, rng.randbytes(32), Clocks(), hints=True
+    )
+    game.sessions = [
+        Session(genesis, key=game.keys[i], seed=game.seeds[i], nonce=game.nonces[i])
+        for i in range(2)
+    ]
+    while step(game, rng):
+        pass
+    return game
+
+
 def sample_logs() -> dict[str, list[bytes]]:
     """Every sample log by file name."""
-    return {name: sample_game(n, v).entries for name, n, v in SAMPLE_GAMES}
+    logs = {name: sample_game(n, v).entries for name, n, v in SAMPLE_GAMES}
+    logs[HINTS_LOG] = hints_game().entries
+    return logs
 
 
 def _seed(label: str) -> bytes:
@@ -209,6 +234,46 @@ def fork_proof_vector() -> dict[str, Any]:
     }
 
 
+def genesis_vectors() -> dict[str, Any]:
+    """A genesis that allows hints, and bodies refused for the type of their hints (§3.2)."""
+    key = private_key_from_bytes(_seed("key"))
+    pk = public_key_bytes(key)
+    base: list[Any] = [bytes(32), "standard", [["Ada", pk, 0], ["Bo", bytes(range(32)), 3]], None]
+    body = [*base, [300, 15], True]
+    entry = make_entry(key, 0, ZERO_HASH, 0, Kind.GENESIS, body)
+    parsed = Session(entry).genesis
+    refused = (
+        ("hints false (not allowed is written by leaving it out)", [*base, [300, 15], False]),
+        ("hints nil", [*base, [300, 15], None]),
+        ("hints the integer 1", [*base, [300, 15], 1]),
+        ('hints the string "true"', [*base, [300, 15], "true"]),
+        ("hints without clocks before it", [*base, True]),
+        ("a seventh element", [*base, [300, 15], True, True]),
+    )
+    for _, bad in refused:  # the generator checks its own claim: each one is refused
+        try:
+            Genesis.from_body(bad)
+        except RemoteProtocolError:
+            continue
+        raise AssertionError(f"a refused genesis body parses: {bad!r}")
+    return {
+        "description": "a genesis body may end with clocks and then `true`: every seat may ask "
+        "the expert for hints (PROTOCOL.md 3.2); absent means not allowed",
+        "private_key_seed": _seed("key").hex(),
+        "genesis_entry": entry.hex(),
+        "genesis_hash": sha256(entry).hex(),
+        "hints": parsed.hints,
+        "clocks": parsed.clocks.to_body(),
+        "without_hints_entry": make_entry(
+            key, 0, ZERO_HASH, 0, Kind.GENESIS, [*base, [300, 15]]
+        ).hex(),
+        "refused": [
+            {"why": why, "genesis_entry": make_entry(key, 0, ZERO_HASH, 0, Kind.GENESIS, b).hex()}
+            for why, b in refused
+        ],
+    }
+
+
 def all_vectors() -> dict[str, dict[str, Any]]:
     """Every vector file's content by file name."""
     return {
@@ -219,4 +284,5 @@ def all_vectors() -> dict[str, dict[str, Any]]:
         "sample-log-3p-general.json": sample_log_vector(3, Variant.GENERAL),
         "validation.json": validation_vectors(),
         "proof-fork.json": fork_proof_vector(),
+        "genesis.json": genesis_vectors(),
     }

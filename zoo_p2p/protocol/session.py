@@ -122,9 +122,10 @@ def _is_bin(x: Any, size: int) -> bool:
 
 
 class Genesis:
-    """The parsed genesis body: nonce, variant, seats, fixed first player (or None), clocks."""
+    """The parsed genesis body: nonce, variant, seats, fixed first player (or None), clocks,
+    and whether every seat may ask the expert for hints (§3.2)."""
 
-    __slots__ = ("clocks", "first_player", "has_clocks", "nonce", "seats", "variant")
+    __slots__ = ("clocks", "first_player", "has_clocks", "hints", "nonce", "seats", "variant")
 
     def __init__(
         self,
@@ -133,17 +134,20 @@ class Genesis:
         seats: tuple[SeatInfo, ...],
         first: int | None,
         clocks: Clocks | None = None,
+        hints: bool = False,
     ) -> None:
         self.nonce = nonce
         self.variant = variant
         self.seats = seats
         self.first_player = first
-        self.has_clocks = clocks is not None
+        self.has_clocks = clocks is not None or hints
         self.clocks = clocks or Clocks()
+        self.hints = hints
 
     def to_body(self) -> list[Any]:
         """The genesis body as packed: [nonce, variant, [[name, key, team]...], first|nil,
-        clocks] (a genesis without clocks, from before §10, has only the first four)."""
+        clocks, true] (a genesis without clocks, from before §10, has only the first four; the
+        sixth element is there only when hints are allowed, §3.2)."""
         body: list[Any] = [
             self.nonce,
             self.variant.value,
@@ -152,15 +156,22 @@ class Genesis:
         ]
         if self.has_clocks:
             body.append(self.clocks.to_body())
+        if self.hints:
+            body.append(True)
         return body
 
     @classmethod
     def from_body(cls, body: Any) -> Genesis:
         """Validate and parse a genesis body (RemoteProtocolError naming what is wrong)."""
-        if not (isinstance(body, list) and len(body) in (4, 5)):
-            raise RemoteProtocolError("genesis body is not [nonce, variant, seats, first, clocks]")
+        if not (isinstance(body, list) and len(body) in (4, 5, 6)):
+            raise RemoteProtocolError(
+                "genesis body is not [nonce, variant, seats, first, clocks, hints]"
+            )
         nonce, variant, seats, first = body[:4]
-        clocks = Clocks.from_body(body[4]) if len(body) == 5 else None
+        clocks = Clocks.from_body(body[4]) if len(body) >= 5 else None
+        if len(body) == 6 and body[5] is not True:
+            raise RemoteProtocolError("genesis hints is not true (absent means not allowed)")
+        hints = len(body) == 6
         if not _is_bin(nonce, NONCE_SIZE):
             raise RemoteProtocolError("genesis nonce is not 32 bytes")
         if type(variant) is not str or variant not in ("standard", "general"):
@@ -189,7 +200,7 @@ class Genesis:
             raise RemoteProtocolError("two seats have the same public key")
         if first is not None and (type(first) is not int or not 0 <= first < len(infos)):
             raise RemoteProtocolError("genesis first player is not a seat")
-        return cls(nonce, Variant(variant), tuple(infos), first, clocks)
+        return cls(nonce, Variant(variant), tuple(infos), first, clocks, hints)
 
 
 class Session:
@@ -204,11 +215,14 @@ class Session:
         first_player: int | None,
         nonce: bytes,
         clocks: Clocks | None = None,
+        *,
+        hints: bool = False,
     ) -> bytes:
         """Build and sign the genesis entry (host = seat 0); LocalProtocolError on bad input.
 
-        `clocks` (§10) default to `Clocks()`: 300 s a move, 15 s for what software computes."""
-        g = Genesis(nonce, Variant(variant), tuple(seats), first_player, clocks or Clocks())
+        `clocks` (§10) default to `Clocks()`: 300 s a move, 15 s for what software computes.
+        `hints` (§3.2): every seat may ask the expert; a seat that joins agrees to it."""
+        g = Genesis(nonce, Variant(variant), tuple(seats), first_player, clocks or Clocks(), hints)
         body = g.to_body()
         try:
             Genesis.from_body(body)

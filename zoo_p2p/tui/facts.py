@@ -155,33 +155,38 @@ def chance_words(p: Fraction) -> str:
     return f"{p.numerator} in {p.denominator} ({float(p):.0%})"
 
 
+# what a card shows, by kind: its code on the board and its words in sentences
+_CODES = {"zoo": "{value}", "character": "{initial}{value}", "mutant": "M{value}", "unknown": "?"}
+_WORDS = {
+    "zoo": "a {value} ({zoo})",
+    "character": "{team}'s {value}",
+    "mutant": "the mutant (was a {value})",
+    "unknown": "a hidden card",
+}
+
+
+def _card_form(forms: dict[str, str], state: State, card: Card, empty: str) -> str:
+    """The form for the card's kind filled in with its value and team, else `empty`."""
+    form = forms.get(card.kind)
+    if form is None:
+        return empty
+    team = state.teams[card.seat] if card.seat is not None else None
+    return form.format(
+        value=card.value,
+        initial=team.name[0] if team is not None else "",
+        team=team.label if team is not None else "",
+        zoo=ZOO_WORD.get(card.value, "") if card.value is not None else "",
+    )
+
+
 def card_code(state: State, card: Card) -> str:
     """Short code of a card: '3', 'Y5', 'M4', '?', or '' for empty."""
-    if card.kind == "zoo":
-        return str(card.value)
-    if card.kind == "character":
-        assert card.seat is not None
-        return f"{state.teams[card.seat].name[0]}{card.value}"
-    if card.kind == "mutant":
-        return f"M{card.value}"
-    if card.kind == "unknown":
-        return "?"
-    return ""
+    return _card_form(_CODES, state, card, "")
 
 
 def card_words(state: State, card: Card, names: Sequence[str] | None = None) -> str:
     """A card in words: 'a 2 (2 zombies)', "Blue's 4", 'the mutant (was a 5)'."""
-    if card.kind == "zoo":
-        assert card.value is not None
-        return f"a {card.value} ({ZOO_WORD[card.value]})"
-    if card.kind == "character":
-        assert card.seat is not None
-        return f"{state.teams[card.seat].label}'s {card.value}"
-    if card.kind == "mutant":
-        return f"the mutant (was a {card.value})"
-    if card.kind == "unknown":
-        return "a hidden card"
-    return "nothing"
+    return _card_form(_WORDS, state, card, "nothing")
 
 
 def seat_name(state: State, seat: int, names: Sequence[str]) -> str:

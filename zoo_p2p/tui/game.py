@@ -247,7 +247,13 @@ class GameScreen(Screen[None]):
         """The search, off the UI thread: bounded work, stopped when the position changes."""
         result: Hint | str | None
         try:
-            result = hint(state, networked=self.table.networked, people=people, stop=stop.is_set)
+            result = hint(
+                state,
+                networked=self.table.networked,
+                people=people,
+                agreed=self.table.agreed,
+                stop=stop.is_set,
+            )
         except HintRefused as exc:
             result = str(exc)
         with contextlib.suppress(RuntimeError):  # the app has closed meanwhile

@@ -44,6 +44,7 @@ class Snapshot:
     log_path: str | None
     floor: tuple[int, str, int] | None = None  # (seat, kind, log length) of who owes an entry
     allowed: int | None = None  # seconds the floor holder has for it (§10)
+    hints: bool = False  # the genesis allows hints: every seat agreed (PROTOCOL.md §3.2)
 
 
 def snapshot(link: GameLink) -> Snapshot:
@@ -75,6 +76,7 @@ def snapshot(link: GameLink) -> Snapshot:
         None if path is None else str(path),
         floor,
         allowed,
+        s.genesis.hints,
     )
 
 
@@ -85,6 +87,7 @@ class AppDriver:
         self.app = app
         self._r, self._w = os.pipe()
         self._pending = b""
+        self._notes: list[str] | None = None  # the seats' presence notes, once known
 
     # --------------------------------------------------------------- app thread
     def send(self, line: str) -> None:
@@ -149,10 +152,12 @@ class AppDriver:
                     Text(f"CHEATING by seat {ev.seat + 1}: {shown(ev.reason)}", style="bold red"),
                 )
         self._post(self.app.net_update, snapshot(link))
+        self._post_seats(link)
 
     def on_turn(self, link: GameLink) -> None:
         """Our move."""
         self._post(self.app.net_update, snapshot(link))
+        self._post_seats(link)
 
     def on_presence(self, up: list[bool], link: GameLink) -> None:
         """Who is connected."""
@@ -160,22 +165,33 @@ class AppDriver:
 
     def on_seats(self, seats: list[SeatPresence], link: GameLink) -> None:
         """Every seat connected, lost (for N s) or left, and what the game waits for."""
-        notes = [
+        self._notes = [
             ""
             if p.state == "connected"
             else (f"lost {p.lost_for} s" if p.state == "lost" else "left")
             for p in seats
         ]
-        infos = link.session.seats if link.session is not None else ()
+        self._post(self.app.net_presence, [p.state == "connected" for p in seats])
+        self._post_seats(link)
+
+    def _post_seats(self, link: GameLink) -> None:
+        """The seat notes with what the game waits for *now* (it changes with every entry,
+        not only when a seat's presence does); our own turn is not a wait."""
+        if self._notes is None:
+            return
+        s = link.session
+        infos = s.seats if s is not None else ()
+        mine = None if s is None else s.seat
         waits = []
         for seat, what in link.awaited():
+            if seat == mine and what != "a reconnect":
+                continue
             who = seat_word(seat)
             if 0 <= seat < len(infos):
                 who = f"{shown(infos[seat].name, 32)} ({infos[seat].team.label})"
             waits.append(f"{who}: {what}")
         awaiting = ("waiting for " + "; ".join(waits)) if waits else None
-        self._post(self.app.net_presence, [p.state == "connected" for p in seats])
-        self._post(self.app.net_seats, notes, awaiting)
+        self._post(self.app.net_seats, list(self._notes), awaiting)
 
     def on_notice(self, text: str) -> None:
         """A sentence from the transport."""
@@ -215,6 +231,7 @@ class NetTable(Table):
             human=set() if snap.seat is None else {snap.seat},
             title="network game",
             networked=networked,
+            agreed=snap.hints,
         )
         self.driver = driver
         self.snap = snap

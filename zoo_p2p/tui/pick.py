@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -69,13 +70,16 @@ Report = Callable[[Found], None]
 Source = Callable[[Report], Callable[[], None]]  # start a browse; returns its stop()
 
 
-def game_line(g: LanGame) -> Text:
-    """One row of the list: name (as data, never markup), fingerprint, seats, variant."""
-    seats = f"{g.taken}/{g.seats} taken, " + (f"{g.free} free" if g.free > 0 else "full")
+def game_line(g: LanGame, *, twin: bool = False) -> Text:
+    """One row of the list: name (as data, never markup), fingerprint, seats, variant; `twin`:
+    another advert claims the same fingerprint (one of them points elsewhere)."""
+    seats = f"{g.free} of {g.seats} free" if g.free > 0 else f"full ({g.taken}/{g.seats})"
     t = Text()
     t.append(f"{shown(g.name, 32):<32}", style="bold")
     t.append(f"  {shown(g.fingerprint, 24)}", style="dim")
-    t.append(f"  {shown(seats, 30)}  {shown(g.variant, 10)}")
+    t.append(f"  {shown(seats, 14):<11}  {shown(g.variant, 10)}")  # 76 columns: fits 80
+    if twin:
+        t.append("\n  two adverts claim this fingerprint: ask the host which", style="bold yellow")
     return t
 
 
@@ -236,8 +240,10 @@ class PickScreen(Screen[str | None]):
         was = lst.highlighted
         keep = self.games[was].invite if was is not None and was < len(self.games) else None
         self.games = list(self.found.games[:MAX_GAMES])
+        claims = Counter(g.fingerprint for g in self.games)
         lst.set_options(
-            Option(game_line(g), id=str(i), disabled=g.free <= 0) for i, g in enumerate(self.games)
+            Option(game_line(g, twin=claims[g.fingerprint] > 1), id=str(i), disabled=g.free <= 0)
+            for i, g in enumerate(self.games)
         )
         open_rows = [i for i, g in enumerate(self.games) if g.free > 0]
         again = [i for i in open_rows if self.games[i].invite == keep]

@@ -22,7 +22,7 @@ from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Move, State
 from zoo_p2p.rules.board import N_SQUARES
 from zoo_p2p.storage import read_log
-from zoo_p2p.text import shown
+from zoo_p2p.text import HINTS_ALLOWED_LINE, shown
 from zoo_p2p.tui.board import BoardView, HiddenSquare
 from zoo_p2p.tui.facts import Glyphs, narrate
 from zoo_p2p.tui.game import seats_text
@@ -135,6 +135,8 @@ def verdict_text(report: AuditReport) -> Text:
     else:
         t = Text("incomplete", style="bold yellow")
         t.append(f": {report.checked} entries check out so far")
+    if report.hints:  # PROTOCOL.md §3.2: every seat joined a genesis that allows them
+        t.append("\n" + HINTS_ALLOWED_LINE)
     for note in report.notes:
         t.append("\n" + shown(note))
     return t

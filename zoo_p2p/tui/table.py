@@ -63,7 +63,8 @@ class Table:
     seat_notes: list[str] | None = None  # "lost 12 s", "left" (empty: connected)
     awaiting: str | None = None  # "waiting for Bo (Blue): a reveal"
     clocks: list[str] | None = None
-    networked: bool = False  # a game with other peers over the network (no hints)
+    networked: bool = False  # a game with other peers over the network (no hints…)
+    agreed: bool = False  # …unless its genesis allows them: every seat agreed (PROTOCOL.md §3.2)
     ui: TableUI | None = field(default=None, repr=False)
 
     @property
@@ -81,10 +82,11 @@ class Table:
         return not st.is_terminal() and st.needs is None and st.to_move in self.human
 
     def hints_off(self) -> str | None:
-        """Why this game offers no hints (networked, or several people here), or None."""
+        """Why this game offers no hints (networked without the genesis' agreement, or several
+        people here), or None."""
         from zoo_p2p.bots.analysis import hint_refusal
 
-        return hint_refusal(networked=self.networked, people=len(self.human))
+        return hint_refusal(networked=self.networked, people=len(self.human), agreed=self.agreed)
 
     def start(self) -> None:
         """Called once the screen is up."""
