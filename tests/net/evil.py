@@ -7,9 +7,12 @@
 
 - `equivocate`: the host signs two different moves for its first move's seq and sends one to
   every seat but the last, the other to the last seat (on every link it has to it).
-- `withhold`: the host never sends the last seat its own first reveal written 1.5 s or more
-  after the game started (on any link; it answers no request for it either). The wait lets
-  every direct link settle, as in any real game, before the lie.
+- `withhold`: the host never sends the last seat its own first reveal written once every
+  direct link has settled (on any link; it answers no request for it either). Settled means
+  seen, not guessed from a clock: the last seat's heads say it hears the host and the other
+  joiner, the other joiner's say it hears the last seat, and then `HOLD_BACK` more has passed,
+  so the last seat had heard the host's publisher for longer than `HOLD_BACK` when the entry
+  reaches it (what it takes to name an author who did not send its own entry).
 - `badreveal`: a joiner signs a reveal whose first link does not match its commitment and sends
   it to everyone, directly and through the host.
 - `illegal`: a joiner signs an illegal move (a step from a square it does not hold) instead of
@@ -67,7 +70,7 @@ class EvilHost(Host):
         super().__init__(**kw)
         self.swap: dict[bytes, bytes] = {}
         self.withheld: bytes | None = None
-        self.t0 = float("inf")  # when the game (and our mesh) started
+        self.settled_at: float | None = None  # when we saw every direct link up (withhold)
 
     @property
     def victim(self) -> int:
@@ -80,12 +83,26 @@ class EvilHost(Host):
                 return True
             if self.mode == "withhold":
                 e = decode_entry(raw)
-                late = time.monotonic() - self.t0 > 1.5
+                late = self._settled_for(meshmod.HOLD_BACK)
                 if self.withheld is None and e.seat == 0 and e.kind == Kind.REVEAL and late:
                     self.withheld = raw
                 if raw == self.withheld:
                     return True
         return False
+
+    def _settled_for(self, seconds: float) -> bool:
+        """Have the victim and the other joiner said, for `seconds` now, that they hear each
+        other and the victim hears us? (From their own heads on our direct links.)"""
+        now = time.monotonic()
+        if self.settled_at is None:
+            m = self.mesh
+            if m is None or self.victim not in m.peers or 1 not in m.peers:
+                return False
+            victim, other = m.peers[self.victim].up, m.peers[1].up
+            if len(victim) == len(other) == self.options.players and all(victim) and all(other):
+                self.settled_at = now
+            return False
+        return now - self.settled_at > seconds
 
     def evil(self, seat: int | None, data: bytes) -> bytes:
         """What we really send to `seat` over the host link instead of `data` (b"": nothing)."""
@@ -107,7 +124,6 @@ class EvilHost(Host):
         return super()._send(rid, data)
 
     def _start_mesh(self) -> None:
-        self.t0 = time.monotonic()
         super()._start_mesh()
         if self.mesh is not None:
             self.mesh.outgoing = self.evil_publish  # type: ignore[method-assign]

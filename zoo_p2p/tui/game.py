@@ -126,6 +126,9 @@ class GameScreen(Screen[None]):
         self.hint_stop = threading.Event()
         self.hint: Hint | None = None
         self.hints_dropped = 0  # hints that arrived after their position had changed
+        # the panels exist (set in on_mount: Textual's `is_mounted` turns true only after
+        # on_mount has returned, so a draw guarded by it would skip the first one)
+        self.panels = False
 
     @property
     def zoo(self) -> ZooApp:
@@ -160,8 +163,11 @@ class GameScreen(Screen[None]):
         self.query_one("#seats", Static).border_title = "seats"
         self.query_one("#info", Static).border_title = "hints"
         self.query_one("#board", BoardView).focus()
+        self.panels = True
         self.table.ui = self
         self.redraw()
+        if self.messages:  # notices that came before the screen was mounted
+            self.query_one("#messages", Static).update(Text("\n").join(self.messages))
         self.table.start()
         self.set_interval(1.0, self._tick)
 
@@ -201,7 +207,7 @@ class GameScreen(Screen[None]):
         """Show a message (peer-supplied strings arrive as Text or are shown as plain data)."""
         self.messages.append(text if isinstance(text, Text) else Text(text))
         self.messages = self.messages[-2:]
-        if self.is_mounted:
+        if self.panels:
             self.query_one("#messages", Static).update(Text("\n").join(self.messages))
 
     def background(self, work_fn: Callable[[], T], done: Callable[[T], None]) -> None:
@@ -308,7 +314,7 @@ class GameScreen(Screen[None]):
 
     def redraw(self) -> None:
         """Redraw every panel from the table's public state."""
-        if not self.is_mounted:
+        if not self.panels:
             return
         st = self.table.state
         targets = self.targets()

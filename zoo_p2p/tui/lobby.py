@@ -26,6 +26,7 @@ class LobbyScreen(Screen[None]):
         super().__init__()
         self.g = glyphs
         self.lines: list[Text] = []
+        self.panels = False  # set in on_mount (`is_mounted` turns true only after it)
         self.seats = Text(
             "waiting for the lobby…" if not glyphs.ascii else "waiting for the lobby..."
         )
@@ -44,6 +45,10 @@ class LobbyScreen(Screen[None]):
             self.add_class("-ascii")
         self.query_one("#lobby-seats", Static).border_title = "lobby"
         self.query_one("#lobby-log", VerticalScroll).border_title = "messages"
+        self.panels = True
+        self.query_one("#lobby-seats", Static).update(self.seats)  # what came before the mount
+        if self.lines:
+            self.query_one("#lobby-text", Static).update(Text("\n").join(self.lines[-200:]))
 
     def show_lobby(self, rows: list[tuple[str, str, int]], need: int) -> None:
         """The seats taken so far (names and fingerprints already made safe)."""
@@ -53,13 +58,13 @@ class LobbyScreen(Screen[None]):
             t.append(f"{name} ({TEAMS[team % 4]})", style=f"bold {TEAM_COLOURS[team % 4]}")
             t.append(f"  {fp}\n", style="dim")
         self.seats = t
-        if self.is_mounted:
+        if self.panels:
             self.query_one("#lobby-seats", Static).update(t)
 
     def add_line(self, text: Text) -> None:
         """One message (invite, notices)."""
         self.lines.append(text)
-        if self.is_mounted:
+        if self.panels:
             self.query_one("#lobby-text", Static).update(Text("\n").join(self.lines[-200:]))
             self.query_one("#lobby-log", VerticalScroll).scroll_end(animate=False)
 

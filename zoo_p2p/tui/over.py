@@ -81,6 +81,7 @@ class GameOverScreen(Screen[str]):
         self.table = table
         self.g = glyphs
         self.ready: set[int] = set()
+        self.panels = False  # set in on_mount (`is_mounted` turns true only after it)
 
     def compose(self) -> ComposeResult:
         st = self.table.state
@@ -114,7 +115,12 @@ class GameOverScreen(Screen[str]):
         return Text("\n").join([verdict, log])
 
     def update_ending(self) -> None:
-        """The deal, the verdict or the log path arrived later (network games)."""
+        """The deal, the verdict or the log path arrived later (network games).
+
+        The peer loop may report after this screen was pushed and before it is mounted: then
+        there is nothing to update yet, and `on_mount` draws the ending as it stands by then."""
+        if not self.panels:
+            return
         self.query_one("#deal", Static).update(self.deal_text())
         self.query_one("#verdict", Static).update(self.verdict_text())
         self.query_one("#over-keys", Static).update(self.keys_text())
@@ -122,6 +128,8 @@ class GameOverScreen(Screen[str]):
     def on_mount(self) -> None:
         if self.g.ascii:
             self.add_class("-ascii")
+        self.panels = True
+        self.update_ending()  # what arrived between compose and now
 
     def keys_text(self) -> Text:
         need = len(self.table.human)
