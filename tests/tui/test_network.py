@@ -20,12 +20,18 @@ from zoo_p2p.tui.net import NetTable
 from zoo_p2p.tui.over import GameOverScreen
 
 DEADLINE = 240.0  # generous: the suite may share 2 cores with much else
+# The game's own clocks (PROTOCOL.md §10), long enough that a starved test process is never
+# claimed against: with the default 15 s per reveal, a loaded machine let the host claim the
+# game from the app's seat before it signed the result, and the app never saw "verified".
+REVEAL_TIME = 600
 
 
 def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
     from zoo_p2p.cli.runners import run_join
 
-    host, invite = procs.host("--players", "2", "--bot", "greedy", "--give-up", "30")
+    host, invite = procs.host(
+        "--players", "2", "--bot", "greedy", "--give-up", "30", "--reveal-time", str(REVEAL_TIME)
+    )
     mine = procs.tmp / "app.zoolog"
 
     def start(driver: Driver, console: Console) -> int:
@@ -120,6 +126,7 @@ def test_hosting_in_the_app_then_a_rematch(
             identity=None,
             give_up=30,
             announce=False,
+            reveal_time=REVEAL_TIME,
         )
         return run_host(plan, driver, console)
 
