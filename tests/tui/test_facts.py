@@ -92,10 +92,13 @@ def test_every_seat_shows_connected_lost_or_left_and_what_is_awaited() -> None:
         calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
 
         def call_from_thread(self, fn: Any, *args: Any) -> None:
-            self.calls.append((fn.__name__, args))
+            fn(*args)  # as Textual does, on the app's thread
 
-        def net_presence(self, up: list[bool]) -> None: ...
-        def net_seats(self, notes: list[str], awaiting: str | None) -> None: ...
+        def net_presence(self, up: list[bool]) -> None:
+            self.calls.append(("net_presence", (up,)))
+
+        def net_seats(self, notes: list[str], awaiting: str | None) -> None:
+            self.calls.append(("net_seats", (notes, awaiting)))
 
     seats = [
         SeatInfo("you", bytes(32), Team.YELLOW),
@@ -152,10 +155,14 @@ def test_what_is_awaited_follows_the_game_not_only_presence(monkeypatch: Any) ->
         calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
 
         def call_from_thread(self, fn: Any, *args: Any) -> None:
-            self.calls.append((fn.__name__, args))
+            fn(*args)  # as Textual does, on the app's thread
 
-        def net_presence(self, up: list[bool]) -> None: ...
-        def net_seats(self, notes: list[str], awaiting: str | None) -> None: ...
+        def net_presence(self, up: list[bool]) -> None:
+            self.calls.append(("net_presence", (up,)))
+
+        def net_seats(self, notes: list[str], awaiting: str | None) -> None:
+            self.calls.append(("net_seats", (notes, awaiting)))
+
         def net_update(self, snap: Any) -> None: ...
 
     monkeypatch.setattr(net, "snapshot", lambda link: None)
@@ -201,3 +208,35 @@ def test_every_kind_of_card_has_a_code_and_words() -> None:
     }
     for card, (code, words) in cards.items():
         assert (card_code(st, card), card_words(st, card)) == (code, words), card
+
+
+def test_a_screen_that_fails_to_draw_does_not_end_the_network_game(caplog: Any) -> None:
+    """An exception in a screen update is logged on the app's side, never handed back to the
+    peer's loop (which would stop the game and its log over a drawing bug)."""
+    from dataclasses import dataclass, field
+
+    from zoo_p2p.tui.net import AppDriver
+
+    @dataclass
+    class App:
+        is_running: bool = True
+        shown: list[str] = field(default_factory=list)
+
+        def call_from_thread(self, fn: Any, *args: Any) -> Any:
+            return fn(*args)  # Textual runs it on the app thread and re-raises here
+
+        def net_notice(self, text: Any) -> None:
+            raise LookupError("No nodes match '#deal'")
+
+        def net_presence(self, up: list[bool]) -> None:
+            self.shown.append(f"up {up}")
+
+    app = App()
+    driver = AppDriver(app)  # type: ignore[arg-type]
+    try:
+        driver.on_notice("hello")  # must not raise
+        driver.on_presence([True, False], None)  # type: ignore[arg-type]
+    finally:
+        driver.close()
+    assert app.shown == ["up [True, False]"]
+    assert "could not show an update (net_notice)" in caplog.text

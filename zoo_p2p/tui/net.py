@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -25,6 +26,8 @@ from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.rules import Move, State, parse_move
 from zoo_p2p.text import seat_word, shown
 from zoo_p2p.tui.table import DealView, Ending, Table
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from zoo_p2p.driver import GameLink, LobbyRow, SeatPresence
@@ -80,6 +83,17 @@ def snapshot(link: GameLink) -> Snapshot:
     )
 
 
+def _shielded(fn: Callable[..., Any], *args: Any) -> None:
+    """Run a screen update on the app's thread; if the screen fails, log it and go on.
+
+    `call_from_thread` hands an exception back to the peer's loop, which would end the network
+    game (and its log) over a drawing bug: the game and the log matter more than one frame."""
+    try:
+        fn(*args)
+    except Exception:
+        log.exception("the screen could not show an update (%s); the game goes on", fn.__name__)
+
+
 class AppDriver:
     """The person at this terminal, through the app (implements `zoo_p2p.driver.Driver`)."""
 
@@ -106,7 +120,7 @@ class AppDriver:
         if not self.app.is_running:
             return
         with contextlib.suppress(RuntimeError):  # the app is shutting down
-            self.app.call_from_thread(fn, *args)
+            self.app.call_from_thread(_shielded, fn, *args)
 
     def fds(self) -> list[int]:
         """The pipe the app writes moves into."""
