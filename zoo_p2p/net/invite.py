@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 import base64
+import contextlib
 import ipaddress
 import re
 import time
@@ -258,6 +259,19 @@ class Attempt:
     error: str = ""
 
 
+def _close_monitored(sock: Any, mon: Any) -> None:
+    """Close a socket and the PAIR that reads its monitor, monitoring stopped first.
+
+    Closing the PAIR while the socket is still monitored lets libzmq's I/O thread block for
+    good on the next event it sends to it (libzmq#3575): a failed handshake is followed at
+    once by a reconnect and its event, so under load every other attempt sharing the context
+    then stalled and the real host went unanswered until the timeout."""
+    with contextlib.suppress(Exception):  # already stopped, or the socket is gone
+        sock.disable_monitor()
+    mon.close(linger=0)
+    sock.close(linger=0)
+
+
 def probe(
     invite: Invite,
     *,
@@ -332,15 +346,13 @@ def probe(
                 )
                 poller.unregister(mon)
                 del live[mon]
-                mon.close(linger=0)
-                _sock.close(linger=0)
+                _close_monitored(_sock, mon)
     finally:
         for mon, (addr, t0, sock) in live.items():
             if addr != winner:
                 why = notes.get(addr, "no answer")
                 attempts.append(Attempt(addr, False, time.monotonic() - t0, why))
-            mon.close(linger=0)
-            sock.close(linger=0)
+            _close_monitored(sock, mon)
         for addr in todo:
             attempts.append(Attempt(addr, False, 0.0, "not tried"))
         ctx.term()
