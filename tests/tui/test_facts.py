@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from zoo_p2p.driver import SeatPresence
+from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.rules import KnownDeal, Send, Team, Variant
 from zoo_p2p.tui.facts import ASCII, UTF8, glyphs_for, mutant_chance, narrate
 
@@ -61,54 +64,63 @@ def test_a_c_locale_means_ascii_even_when_python_coerced_it() -> None:
     assert locale_utf8({"LANG": "en_GB.UTF-8"})
 
 
+@dataclass
+class _Session:
+    """What the app driver reads of a protocol session."""
+
+    seats: list[SeatInfo]
+    seat: int | None = 0
+
+
+@dataclass
+class _Link:
+    """A game link whose awaited list the test sets."""
+
+    session: _Session
+    waits: list[tuple[int, str]]
+
+    def awaited(self) -> list[tuple[int, str]]:
+        return self.waits
+
+
+@dataclass
+class _App:
+    """The app as the driver sees it: runs what it is given on "its thread", as Textual does."""
+
+    is_running: bool = True
+    calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+
+    def call_from_thread(self, fn: Any, *args: Any) -> None:
+        fn(*args)
+
+    def net_presence(self, up: list[bool]) -> None:
+        self.calls.append(("net_presence", (up,)))
+
+    def net_seats(self, notes: list[str], awaiting: str | None) -> None:
+        self.calls.append(("net_seats", (notes, awaiting)))
+
+    def net_update(self, snap: Any) -> None:
+        self.calls.append(("net_update", (snap,)))
+
+
 def test_every_seat_shows_connected_lost_or_left_and_what_is_awaited() -> None:
     """Issue 9: presence on every screen, and "waiting for X" says what is awaited from X."""
     import random
-    from dataclasses import dataclass, field
 
-    from zoo_p2p.driver import SeatPresence
-    from zoo_p2p.protocol.events import SeatInfo
     from zoo_p2p.rules import KnownDeal, Team, Variant
     from zoo_p2p.tui.facts import UTF8
     from zoo_p2p.tui.game import seats_text
     from zoo_p2p.tui.net import AppDriver
-
-    @dataclass
-    class Session:
-        seats: list[SeatInfo]
-        seat: int | None = 0
-
-    @dataclass
-    class Link:
-        session: Session
-        waits: list[tuple[int, str]]
-
-        def awaited(self) -> list[tuple[int, str]]:
-            return self.waits
-
-    @dataclass
-    class App:
-        is_running: bool = True
-        calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
-
-        def call_from_thread(self, fn: Any, *args: Any) -> None:
-            fn(*args)  # as Textual does, on the app's thread
-
-        def net_presence(self, up: list[bool]) -> None:
-            self.calls.append(("net_presence", (up,)))
-
-        def net_seats(self, notes: list[str], awaiting: str | None) -> None:
-            self.calls.append(("net_seats", (notes, awaiting)))
 
     seats = [
         SeatInfo("you", bytes(32), Team.YELLOW),
         SeatInfo("[/]bo", bytes(32), Team.BLUE),
         SeatInfo("cy", bytes(32), Team.GREEN),
     ]
-    app = App()
+    app = _App()
     driver = AppDriver(app)  # type: ignore[arg-type]
     try:
-        link = Link(Session(seats), [(1, "a reconnect")])
+        link = _Link(_Session(seats), [(1, "a reconnect")])
         states = [SeatPresence("connected"), SeatPresence("lost", 12), SeatPresence("left")]
         driver.on_seats(states, link)  # type: ignore[arg-type]
     finally:
@@ -130,44 +142,12 @@ def test_what_is_awaited_follows_the_game_not_only_presence(monkeypatch: Any) ->
     """The "waiting for" line is made again with every entry and turn (it stayed on "a
     commitment" for the whole game when only presence changes refreshed it); our own turn is
     not shown as a wait."""
-    from dataclasses import dataclass, field
 
     import zoo_p2p.tui.net as net
-    from zoo_p2p.driver import SeatPresence
-    from zoo_p2p.protocol.events import SeatInfo
-
-    @dataclass
-    class Session:
-        seats: list[SeatInfo]
-        seat: int | None = 0
-
-    @dataclass
-    class Link:
-        session: Session
-        waits: list[tuple[int, str]]
-
-        def awaited(self) -> list[tuple[int, str]]:
-            return self.waits
-
-    @dataclass
-    class App:
-        is_running: bool = True
-        calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
-
-        def call_from_thread(self, fn: Any, *args: Any) -> None:
-            fn(*args)  # as Textual does, on the app's thread
-
-        def net_presence(self, up: list[bool]) -> None:
-            self.calls.append(("net_presence", (up,)))
-
-        def net_seats(self, notes: list[str], awaiting: str | None) -> None:
-            self.calls.append(("net_seats", (notes, awaiting)))
-
-        def net_update(self, snap: Any) -> None: ...
 
     monkeypatch.setattr(net, "snapshot", lambda link: None)
     seats = [SeatInfo("you", bytes(32), Team.YELLOW), SeatInfo("bo", bytes(32), Team.BLUE)]
-    app = App()
+    app = _App()
     driver = net.AppDriver(app)  # type: ignore[arg-type]
 
     def awaiting() -> str | None:
@@ -176,7 +156,7 @@ def test_what_is_awaited_follows_the_game_not_only_presence(monkeypatch: Any) ->
         return last[1]  # type: ignore[no-any-return]
 
     try:
-        link = Link(Session(seats), [(1, "a commitment")])
+        link = _Link(_Session(seats), [(1, "a commitment")])
         up = [SeatPresence("connected"), SeatPresence("connected")]
         driver.on_seats(up, link)  # type: ignore[arg-type]
         assert awaiting() == "waiting for bo (Blue): a commitment"
@@ -213,30 +193,19 @@ def test_every_kind_of_card_has_a_code_and_words() -> None:
 def test_a_screen_that_fails_to_draw_does_not_end_the_network_game(caplog: Any) -> None:
     """An exception in a screen update is logged on the app's side, never handed back to the
     peer's loop (which would stop the game and its log over a drawing bug)."""
-    from dataclasses import dataclass, field
 
     from zoo_p2p.tui.net import AppDriver
 
-    @dataclass
-    class App:
-        is_running: bool = True
-        shown: list[str] = field(default_factory=list)
-
-        def call_from_thread(self, fn: Any, *args: Any) -> Any:
-            return fn(*args)  # Textual runs it on the app thread and re-raises here
-
+    class Broken(_App):
         def net_notice(self, text: Any) -> None:
             raise LookupError("No nodes match '#deal'")
 
-        def net_presence(self, up: list[bool]) -> None:
-            self.shown.append(f"up {up}")
-
-    app = App()
+    app = Broken()
     driver = AppDriver(app)  # type: ignore[arg-type]
     try:
         driver.on_notice("hello")  # must not raise
         driver.on_presence([True, False], None)  # type: ignore[arg-type]
     finally:
         driver.close()
-    assert app.shown == ["up [True, False]"]
+    assert app.calls == [("net_presence", ([True, False],))]
     assert "could not show an update (net_notice)" in caplog.text
