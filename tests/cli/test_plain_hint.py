@@ -8,7 +8,6 @@ import io
 import random
 import re
 import select
-import threading
 from typing import Any
 
 import pytest
@@ -16,11 +15,12 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from tests.cli.test_plain import PROMPT, FakeGenesis, FakeLink, FakeSession, _game
+from tests.held_hint import HeldHint
 from zoo_p2p.bots import analysis, make_bot
 from zoo_p2p.cli.app import app
 from zoo_p2p.cli.plain import PlainDriver
 from zoo_p2p.protocol.events import SeatInfo
-from zoo_p2p.rules import KnownDeal, State, Team, Variant, parse_move
+from zoo_p2p.rules import KnownDeal, Team, Variant, parse_move
 
 HINT_LINE = re.compile(r"the expert would play (\S+) — win chance (\d+) %")
 WAIT = 30.0  # seconds a search may take at most under load
@@ -65,14 +65,7 @@ def test_zoo_play_plain_says_the_experts_move_without_blocking_the_loop() -> Non
 def test_a_plain_hint_for_a_position_that_changed_is_dropped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    release = threading.Event()
-    stop_seen: list[bool] = []
-
-    def slow_hint(state: State, **kw: Any) -> analysis.Hint:
-        release.wait(WAIT)
-        stop_seen.append(kw["stop"]())
-        return analysis.Hint(state.legal_moves()[0], 0.5, 0.0)
-
+    slow_hint = HeldHint(WAIT)
     monkeypatch.setattr("zoo_p2p.cli.plain.hint", slow_hint)
     d, link, out = _driver(networked=False)
     d.on_line("x", link)  # type: ignore[arg-type]
@@ -82,9 +75,9 @@ def test_a_plain_hint_for_a_position_that_changed_is_dropped(
         full.apply(full.legal_moves()[0])
     link.session.state = full.public()
     d.on_turn(link)  # type: ignore[arg-type]
-    release.set()
+    slow_hint.release.set()
     _wait_for_the_search(d, link)
-    assert stop_seen == [True] and d.hints_dropped == 1
+    assert slow_hint.stop_seen == [True] and d.hints_dropped == 1
     assert "the expert would play" not in out.getvalue()
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-import threading
 from typing import Any, cast
 
 import pytest
 
+from tests.held_hint import HeldHint
 from tests.tui.conftest import local_table
 from zoo_p2p.bots import analysis
-from zoo_p2p.rules import State, Team, parse_move
+from zoo_p2p.rules import Team, parse_move
 from zoo_p2p.tui.app import ZooApp
 from zoo_p2p.tui.board import BoardView, squares_of
 from zoo_p2p.tui.capture import screen_text
@@ -79,15 +79,7 @@ def test_x_shows_the_experts_move_and_marks_its_squares() -> None:
 
 
 def test_a_hint_for_a_position_that_changed_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    release = threading.Event()
-    stop_seen: list[bool] = []
-
-    def slow_hint(state: State, **kw: Any) -> analysis.Hint:
-        """A search that ends when the test says so: the player moves meanwhile."""
-        release.wait(WAIT)
-        stop_seen.append(kw["stop"]())
-        return analysis.Hint(state.legal_moves()[0], 0.5, 0.0)
-
+    slow_hint = HeldHint(WAIT)  # the player moves before it answers
     monkeypatch.setattr("zoo_p2p.tui.game.hint", slow_hint)
 
     async def run() -> None:
@@ -101,10 +93,10 @@ def test_a_hint_for_a_position_that_changed_is_dropped(monkeypatch: pytest.Monke
             n = len(table.state.history)
             screen.play(table.state.legal_moves()[-1])  # the player did not wait
             assert len(table.state.history) > n
-            release.set()
+            slow_hint.release.set()
             await asyncio.wait_for(app.workers.wait_for_complete(), WAIT)
             await pilot.pause()
-            assert stop_seen == [True]  # the search was told to stop
+            assert slow_hint.stop_seen == [True]  # the search was told to stop
             assert screen.hints_dropped == 1 and screen.hint is None
             assert screen.query_one(BoardView).hinted == ()
             assert "expert" not in info(screen)
