@@ -35,6 +35,7 @@ from zoo_p2p.driver import Driver
 from zoo_p2p.errors import LocalProtocolError, NotationError, UsageError
 from zoo_p2p.net.invite import Invite, InviteError, format_address
 from zoo_p2p.net.peer import (
+    LEAVE_ACK_WAIT,
     Host,
     HostOptions,
     Joiner,
@@ -179,6 +180,14 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     """Say how the run ended, the scores, where the log is, and what the audit says; return
     the exit code (0 finished and sound, 130 interrupted, else 1)."""
     interrupted = outcome.reason == "interrupted"
+    if getattr(link, "leave_heard", None) is False:  # we said leave; the host never answered
+        console.print(
+            Text(
+                f"the host did not confirm our leave within {LEAVE_ACK_WAIT:g} s: "
+                "the others may show this seat as lost, not as left",
+                style="yellow",
+            )
+        )
     s = link.session
     if s is None:
         console.print(Text(f"no game: {shown(outcome.reason)}", style="red"))
