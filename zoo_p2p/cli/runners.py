@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
@@ -54,6 +54,9 @@ from zoo_p2p.protocol.liveness import DEFAULT_MOVE_TIME, DEFAULT_REVEAL_TIME, Cl
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
 from zoo_p2p.text import shown
+
+if TYPE_CHECKING:
+    from zoo_p2p.net.portmap import BackgroundMapping
 
 
 # ----------------------------------------------------------------------------- adapters
@@ -402,7 +405,7 @@ def run_join(
     if log_path is not None and log_path.exists() and log_path.stat().st_size > 0:
         session, sink = resume_session(key, log_path)
         console.print(Text(f"resuming {shown(log_path)} from entry {len(session.entries)}"))
-    files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite)))
+    files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite), upnp=upnp))
     joiner = _joiner(
         invite,
         key,
@@ -485,6 +488,7 @@ def run_resume(
     files = GameFiles(log_path, sidecar)
     link: Link
     procs: list[subprocess.Popen[bytes]] = []
+    mapping: BackgroundMapping | None = None
     if session.seat == 0:
         where = lan.listen_plan(bind or sidecar.bind, None)
         opts = HostOptions(
@@ -546,9 +550,13 @@ def run_resume(
             session,
             sink,
         )
+        if sidecar.upnp:  # it joined with --upnp: ask the router again (in the background)
+            mapping = lan.map_mesh_port(console, link, invite)
         link.catch_up()
     try:
         outcome = link.run()
     finally:
         reap(procs)
+        if mapping is not None:
+            mapping.close()
     return finish(link, outcome, log_path, console)
