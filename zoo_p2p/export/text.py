@@ -78,6 +78,8 @@ def to_text(
     if record.game_id:
         lines.append(f"[GameId {_quote(record.game_id)}]")
     lines.append(f"[Variant {_quote(record.variant.value)}]")
+    if record.hints:  # the genesis allowed hints (PROTOCOL.md §3.2)
+        lines.append('[Hints "allowed"]')
     for i, (team, name) in enumerate(zip(record.teams, record.names, strict=True), start=1):
         lines.append(f"[Seat{i} {_quote(team.label)} {_quote(name)}]")
     lines.append(f'[First "{record.first_seat + 1}"]')
@@ -185,6 +187,9 @@ def from_text(data: bytes | str) -> GameRecord:
         names.append(values[1])
     if not 2 <= len(teams) <= 4 or "Seat5" in tags:
         raise TextFormatError(f"a game has 2 to 4 seats (Seat1…), not {len(teams)}")
+    hints_t = one("Hints", required=False)
+    if hints_t is not None and hints_t[0] != "allowed":
+        raise TextFormatError('Hints takes "allowed" (or leave the tag out)', hints_t[1])
     first_s, no = one("First") or ("", 0)
     if not (first_s.isdigit() and 1 <= int(first_s) <= len(teams)):
         raise TextFormatError(f"First must be a seat from 1 to {len(teams)}", no)
@@ -259,6 +264,7 @@ def from_text(data: bytes | str) -> GameRecord:
             verdict=verdict,
             bottoms=bottoms,
             mutant_cards=tuple(sorted(mutant_cards)),
+            hints=hints_t is not None,
         )
         record.positions()
     except ValueError as exc:
