@@ -999,7 +999,7 @@ class Mesh:
         for p in list(self.peers.values()):
             self._close_sub(p)
         self.pub.close(linger=500)
-        self.ctx.term()
+        self.ctx.destroy(linger=0)  # bounded: any socket still open goes with no linger
 
 
 def advertise_for(host: str) -> tuple[str, str]:

@@ -34,7 +34,7 @@ from zmq.utils import z85
 from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
 from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
-from zoo_p2p.net.invite import Invite, format_address
+from zoo_p2p.net.invite import Invite, close_monitored, format_address
 from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.net.mesh import Mesh, MoreEndpoints, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
@@ -590,7 +590,10 @@ class Link(Liveness):
         """A socket is readable."""
 
     def close(self) -> None:
-        """Close every socket and the context, and the log file."""
+        """Close every socket and the context, and the log file.
+
+        A subclass closes its monitored socket first, monitoring stopped before the PAIR that
+        reads the events (`close_monitored`); what is left closes here with no linger."""
         if self.mesh is not None:
             self.mesh.close()
         self.ctx.destroy(linger=0)
@@ -1335,7 +1338,7 @@ class Host(Link):
                 bye = wire.pack("leave", reason=_leave_reason(self.stopped))  # leaving early
                 for rid in list(self.conns):
                     self._send(rid, bye)
-            self.sock.close(linger=200)
+            close_monitored(self.sock, getattr(self, "monitor", None), linger=200)
         finally:
             if self.auth is not None:
                 self.auth.stop()
@@ -1446,7 +1449,7 @@ class Joiner(Link):
             if self.host_pub is not None and not (self.stopped and self.stopped.finished):
                 reason = self._leave_reason or _leave_reason(self.stopped)
                 self._send(wire.pack("leave", reason=reason))
-            self.sock.close(linger=200)
+            close_monitored(self.sock, self.monitor, linger=200)
         finally:
             super().close()
 
