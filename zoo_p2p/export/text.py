@@ -6,6 +6,7 @@ It is for reading and viewing, not for proof: it carries no signatures (the `.zo
     [Format "zoo-p2p-text 1"]
     [GameId "9f2c…"]                 optional, 64 hex digits
     [Variant "standard"]             standard | general
+    [Hints "allowed"]                optional: the genesis allowed hints (PROTOCOL.md §3.2)
     [Seat1 "Yellow" "alice"]         one per seat, in seat order: team, then name
     [Seat2 "Blue" "bob"]
     [First "1"]                      the seat that moved first, numbered from 1
