@@ -7,6 +7,7 @@ Real processes on 127.0.0.1; every wait bounded."""
 from __future__ import annotations
 
 import re
+import socket
 import subprocess
 import sys
 from typing import Any
@@ -15,10 +16,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tests.net.harness import Procs, audit_file, log_len, wait_for
+from zoo_p2p.driver import NullDriver
 from zoo_p2p.net import wire
-from zoo_p2p.net.peer import HINTS_REFUSED, HOST_DECLINED
-from zoo_p2p.protocol.crypto import public_key_bytes
+from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.peer import HINTS_DECLINED, HINTS_REFUSED, HOST_DECLINED, Joiner, JoinOptions
+from zoo_p2p.protocol.crypto import fingerprint, public_key_bytes
 from zoo_p2p.protocol.encoding import Kind, decode_entry
+from zoo_p2p.protocol.session import Session
 from zoo_p2p.storage import read_log
 from zoo_p2p.text import HINTS_ALLOWED
 
@@ -138,3 +142,76 @@ def test_the_welcome_signs_its_hints_flag() -> None:
     for bad in (1, "true", None, b"\x01"):
         with pytest.raises(wire.WireError, match="hints"):
             wire.unpack(wire.pack("welcome", v=1, pub=pub, sig=sig, seat=None, hints=bad))
+
+
+class _Notes(NullDriver):
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def on_notice(self, text: str) -> None:
+        self.notes.append(text)
+
+
+def _no_log(session: Session) -> Any:
+    raise AssertionError("a log was opened: no genesis came here")
+
+
+def _unwelcomed(
+    host: Ed25519PrivateKey, refuse: bool
+) -> tuple[Joiner, _Notes, list[dict[str, Any]]]:
+    """A joiner (CURVE off, nothing listening) whose host has not proved itself yet; what it
+    would send is recorded instead."""
+    driver = _Notes()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    inv = Invite(host="127.0.0.1", port=port, server_key=bytes(32),
+                 fingerprint=fingerprint(public_key_bytes(host)))  # fmt: skip
+    me = Ed25519PrivateKey.generate()
+    j = Joiner(inv, key=me, driver=driver, make_session=lambda g: Session(g, key=me),
+               open_log=_no_log, fingerprint=fingerprint,
+               options=JoinOptions(curve=False, give_up=5, refuse_hints=refuse))  # fmt: skip
+    sent: list[dict[str, Any]] = []
+    j._send = lambda data: sent.append(wire.unpack(data))  # type: ignore[method-assign]
+    return j, driver, sent
+
+
+def _welcome(host: Ed25519PrivateKey, *, signed: bool, says: bool) -> dict[str, Any]:
+    pub = public_key_bytes(host)
+    sig = host.sign(wire.welcome_signed_bytes(bytes(32), bytes(32), pub, signed))
+    fields: dict[str, Any] = {"v": 1, "pub": pub, "sig": sig, "seat": None}
+    if says:
+        fields["hints"] = True
+    return wire.unpack(wire.pack("welcome", **fields))
+
+
+@pytest.mark.parametrize("refuse", [True, False])
+def test_the_welcome_tells_before_the_hello_and_no_hints_never_says_hello(refuse: bool) -> None:
+    host = Ed25519PrivateKey.generate()
+    j, driver, sent = _unwelcomed(host, refuse)
+    try:
+        j._on_msg(_welcome(host, signed=True, says=True))
+        assert driver.notes == [HINTS_ALLOWED]
+        kinds = [m["t"] for m in sent]
+        if refuse:
+            assert kinds == [] and j.stopped is not None and j.stopped.reason == HINTS_REFUSED
+            j.close()
+            assert [m["t"] for m in sent] == ["leave"]
+            assert sent[-1]["reason"] == HINTS_DECLINED  # the host knows why, in its own words
+        else:
+            assert kinds == ["hello"] and j.stopped is None
+    finally:
+        j.close()
+
+
+@pytest.mark.parametrize(("signed", "says"), [(False, True), (True, False)])
+def test_a_hints_flag_the_host_did_not_sign_drops_the_welcome(signed: bool, says: bool) -> None:
+    """Added by someone else (or stripped): the signature no longer holds, nothing is told."""
+    host = Ed25519PrivateKey.generate()
+    j, driver, sent = _unwelcomed(host, refuse=True)
+    try:
+        j._on_msg(_welcome(host, signed=signed, says=says))
+        assert j.host_pub is None and j.dropped == 1 and sent == [] and driver.notes == []
+        assert j.stopped is None
+    finally:
+        j.close()
