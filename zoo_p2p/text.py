@@ -74,3 +74,10 @@ def must_prove(name: str, fingerprint: str) -> str:
 
 HINTS_ALLOWED_LINE = "hints: allowed (every seat agreed in the genesis)"
 """How `zoo verify` and `zoo replay` say that a game's genesis allowed hints."""
+
+HINTS_ADVERT = "hints: allowed (every seat may ask the expert; --no-hints refuses them)"
+"""How a game found on the LAN whose advert says it allows hints is shown before joining (the
+advert only points: the host's signed welcome and the genesis are what the joiner checks)."""
+
+HINTS_WERE_ALLOWED = "hints were allowed at this table (every seat agreed in the genesis)"
+"""How an exported game (HTML, text) says that its genesis allowed hints."""

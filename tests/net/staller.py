@@ -7,7 +7,9 @@
 MODE: `bot` (honest), `move` (never moves), `reveal` (never sends its reveal links: as the last
 seat it is the last link of every chain), `comeback` (like `reveal`, but answers as soon as it
 sees a claim vote against it: its answer comes after the claim), `resign` (resigns after its
-third move; with 3+ seats it hands its seat to a stand-in key whose private half goes to the host).
+third move; with 3+ seats it hands its seat to a stand-in key whose private half goes to the host),
+`nocommit` (never sends its first commit: it never takes its seat). `host --genesis-hints`: a
+host whose welcome says nothing of hints but whose genesis allows them.
 
 Every process prints its outcome's reason and every notice on stdout, one per line.
 """
@@ -111,6 +113,16 @@ class StallingJoiner(Joiner):
         s = self.session
         f = s.floor if s is not None else None
         if (
+            self.mode == "nocommit"
+            and s is not None
+            and f is not None
+            and (f.seat, f.kind) == (s.seat, Kind.COMMIT)
+        ):
+            if not getattr(self, "_said", False):
+                self._said = True
+                print("withholding our commit", flush=True)
+            return
+        if (
             self.mode in ("reveal", "comeback")
             and not self.released
             and s is not None
@@ -155,6 +167,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--invite-file", type=Path)
     ap.add_argument("--log", type=Path, required=True)
     ap.add_argument("--key", default="")
+    # a host whose welcome and lobby say nothing of hints but whose genesis allows them
+    ap.add_argument("--genesis-hints", action="store_true")
     a = ap.parse_args(argv)
     if os.environ.get("STALLER_DEBUG"):
         import logging
@@ -181,7 +195,9 @@ def main(argv: list[str]) -> int:
 
         def make_genesis(lobby: list[LobbySeat]) -> bytes:
             seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
-            return Session.create_genesis(key, seats, Variant.STANDARD, 0, os.urandom(32), clocks)
+            return Session.create_genesis(
+                key, seats, Variant.STANDARD, 0, os.urandom(32), clocks, hints=a.genesis_hints
+            )
 
         host = Host(
             key=key,

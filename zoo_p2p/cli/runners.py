@@ -319,6 +319,7 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         upnp=plan.upnp,
         announce=plan.announce,
         qr=plan.qr,
+        hints=plan.hints,
     )
     files.sidecar = dataclasses.replace(files.sidecar, port=host.port, invite=str(host.invite))
     if plan.invite_file is not None:

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from zoo_p2p.driver import Outcome
 from zoo_p2p.errors import LocalProtocolError, RemoteProtocolError
 from zoo_p2p.net import wire
 from zoo_p2p.protocol.crypto import public_key_bytes
-from zoo_p2p.protocol.encoding import decode_entry
+from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.liveness import (
     Resignation,
     Vote,
@@ -59,6 +60,7 @@ class Liveness:
     session: Session | None
     driver: Any
     dropped: int
+    stopped: Outcome | None
     _turn_at: int | None
 
     def _init_liveness(self) -> None:
@@ -126,12 +128,40 @@ class Liveness:
                 self._send_vote(self._my_vote, now)
             return
         allowed = s.clocks.for_kind(f.kind)
+        if f.kind == Kind.COMMIT and f.seat != 0 and s.can_claim():
+            # its commit is a seat's first entry: before it, the seat never took its place
+            # (PROTOCOL.md §3.2): nothing to claim against it, the game never started
+            if self._seat_has_left(f.seat) or now - self._clock_start >= allowed:
+                self._never_started(f.seat, allowed)
+            return
         if self._offered or not s.can_claim() or now - self._clock_start < allowed:
             return
         self._offered = True
         offer = getattr(self.driver, "on_claim_offer", None)
         if offer is None or offer(f.seat, f.kind, allowed, self):
             self.claim()
+
+    def _seat_has_left(self, seat: int) -> bool:
+        """The seat said it leaves (its last link sent `leave`); the host knows, joiners do not."""
+        return False
+
+    def _never_started(self, seat: int, allowed: int) -> None:
+        """Stop without a result: the seat owing its first commit left or let its clock run out,
+        so it never agreed to this game (its genesis may say what it refused, e.g. hints)."""
+        s = self.session
+        assert s is not None
+        who = seat_word(seat, s.seats[seat].team.label)
+        why = (
+            "left before taking its seat"
+            if self._seat_has_left(seat)
+            else f"did not take its seat (no commitment within {allowed} s)"
+        )
+        self.stopped = Outcome(
+            False,
+            f"the game never started: {who} {why}; it signed nothing in this game, "
+            "so nobody wins it",
+            len(s),
+        )
 
     def claim(self) -> bool:
         """Sign our vote against the floor holder (its time ran out) and send it to everyone.

@@ -1000,6 +1000,10 @@ class Host(Link):
                 self._send(rid, FAREWELL)
                 return
             self.dropped += 1
+            if kind == "leave" and msg["reason"] == HINTS_DECLINED:
+                self._send(rid, FAREWELL)  # heard: it need not wait for us (§6)
+                self._once("declined", HOST_DECLINED, every=2.0)
+                return
             if kind == "leave":
                 self._send(rid, FAREWELL)  # heard: it need not wait for us (§6)
                 self._once(
@@ -1096,6 +1100,9 @@ class Host(Link):
         if conn.seat is not None:
             self._seat_left(conn.seat, reason)
 
+    def _seat_has_left(self, seat: int) -> bool:
+        return seat in self._left
+
     def _seat_left(self, seat: int, reason: str) -> None:
         if self.session is None or self.session.finished:
             return
@@ -1109,8 +1116,13 @@ class Host(Link):
 
     def _welcome(self, rid: bytes, curve: bytes, seat: int | None) -> None:
         client = curve if self.options.curve else bytes(32)
-        sig = self.key.sign(wire.welcome_signed_bytes(self.server_pub, client, self.pub))
-        self._send(rid, wire.pack("welcome", v=wire.WIRE_VERSION, pub=self.pub, sig=sig, seat=seat))
+        s = self.session
+        hints = self.options.hints if s is None else s.genesis.hints
+        sig = self.key.sign(wire.welcome_signed_bytes(self.server_pub, client, self.pub, hints))
+        fields: dict[str, Any] = {"v": wire.WIRE_VERSION, "pub": self.pub, "sig": sig, "seat": seat}
+        if hints:  # TRANSPORT.md §5: said before the joiner's hello, so it can leave unseated
+            fields["hints"] = True
+        self._send(rid, wire.pack("welcome", **fields))
 
     def _name(self, seat: int) -> str:
         return self.lobby[seat].name if seat < len(self.lobby) else f"seat {seat}"
@@ -1347,6 +1359,10 @@ HINTS_REFUSED = (
     "left before taking a seat, nothing signed"
 )
 """Why a `zoo join --no-hints` left (PROTOCOL.md §3.2)."""
+HINTS_DECLINED = "declined: the table allows hints (--no-hints)"
+"""The reason in the `leave` of a joiner that refused hints after the welcome, before its hello."""
+HOST_DECLINED = "a joiner declined: the table allows hints (it refuses them); the seat stays open"
+"""What the host says when a joiner leaves for that reason (TRANSPORT.md §5)."""
 
 
 @dataclass
@@ -1381,6 +1397,7 @@ class Joiner(Link):
         self.seat_no: int | None = None
         self.lobby_seats: list[tuple[str, str, int]] = []
         self._hints_told = False  # we said "hints are allowed at this table" (lobby or genesis)
+        self._leave_reason = ""  # what our leave says, when not the outcome's reason
         pub_z85, sec_z85 = zmq.curve_keypair()
         self.curve_pub = z85.decode(pub_z85)
         self.sock = self.ctx.socket(zmq.DEALER)
@@ -1447,7 +1464,8 @@ class Joiner(Link):
                 and not self._host_gone
                 and not (self.stopped and self.stopped.finished)
             ):
-                self._send(wire.pack("leave", reason=_leave_reason(self.stopped)))
+                reason = self._leave_reason or _leave_reason(self.stopped)
+                self._send(wire.pack("leave", reason=reason))
                 log.info(
                     "said leave; waiting up to %.1f s for the host's farewell%s",
                     LEAVE_ACK_WAIT,
@@ -1625,7 +1643,9 @@ class Joiner(Link):
     def _on_msg(self, msg: dict[str, Any]) -> None:
         kind = msg["t"]
         if kind == "welcome":
-            data = wire.welcome_signed_bytes(self.invite.server_key, self._client_curve, msg["pub"])
+            data = wire.welcome_signed_bytes(
+                self.invite.server_key, self._client_curve, msg["pub"], msg.get("hints") is True
+            )
             if not _key_ok(msg["pub"]) or not _verify(msg["pub"], msg["sig"], data):
                 self.dropped += 1
                 log.warning("dropped a welcome with a bad signature")
@@ -1648,6 +1668,8 @@ class Joiner(Link):
             self.host_up = True
             if msg["seat"] is not None:
                 self.seat_no = msg["seat"]
+            if first and self._declines_before_hello(msg.get("hints") is True):
+                return
             if first:
                 self._hello()
             return
@@ -1735,6 +1757,16 @@ class Joiner(Link):
 
     def _genesis_ok(self, session: Session) -> bool:
         return session.seats[0].public_key == self.host_pub
+
+    def _declines_before_hello(self, hints: bool) -> bool:
+        """The host's welcome said this table allows hints (TRANSPORT.md §5): say so before we
+        take a seat; with `--no-hints`, leave now, before our hello (the host keeps the seat
+        open and is told why). A welcome without the field tells nothing: the lobby and the
+        genesis still do. Not when resuming: our log's genesis already bound us."""
+        if not hints or self.session is not None or not self._refuses_hints():
+            return False
+        self._leave_reason = HINTS_DECLINED
+        return True
 
     def _refuses_hints(self) -> bool:
         """Told in the lobby (the host says so) or by the genesis (what binds): say it once;

@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from zoo_p2p.text import shown
+from zoo_p2p.text import HINTS_ADVERT, shown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -48,6 +48,7 @@ class LanGame:
     seats: int
     variant: str
     invite: str
+    hints: bool = False  # the advert says the table allows hints
 
     @property
     def free(self) -> int:
@@ -78,6 +79,8 @@ def game_line(g: LanGame, *, twin: bool = False) -> Text:
     t.append(f"{shown(g.name, 32):<32}", style="bold")
     t.append(f"  {shown(g.fingerprint, 24)}", style="dim")
     t.append(f"  {shown(seats, 14):<11}  {shown(g.variant, 10)}")  # 76 columns: fits 80
+    if g.hints:
+        t.append(f"\n  {HINTS_ADVERT}", style="cyan")
     if twin:
         t.append("\n  two adverts claim this fingerprint: ask the host which", style="bold yellow")
     return t
