@@ -18,7 +18,7 @@ from rich.text import Text
 
 from zoo_p2p.errors import ZooError
 from zoo_p2p.net.discovery import interface_addresses, local_networks
-from zoo_p2p.text import HINTS_ADVERT, shown
+from zoo_p2p.text import HINTS_ADVERT, must_prove, shown
 
 if TYPE_CHECKING:
     from zoo_p2p.net.discovery import Advert, Announcer
@@ -178,12 +178,7 @@ def pick_game(console: Console, seconds: float, *, interactive: bool | None = No
         chosen = open_games[0]
     else:
         chosen = _ask(console, games)
-    console.print(
-        Text(
-            f"joining {shown(chosen.name, 32)} — the host must prove fingerprint "
-            f"{chosen.fingerprint}"
-        )
-    )
+    console.print(Text(must_prove(chosen.name, chosen.fingerprint)))
     if chosen.hints:
         console.print(Text(HINTS_ADVERT))
     return chosen.invite

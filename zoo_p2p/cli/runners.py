@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
@@ -35,6 +35,7 @@ from zoo_p2p.driver import Driver
 from zoo_p2p.errors import LocalProtocolError, NotationError, UsageError
 from zoo_p2p.net.invite import Invite, InviteError, format_address
 from zoo_p2p.net.peer import (
+    LEAVE_ACK_WAIT,
     Host,
     HostOptions,
     Joiner,
@@ -53,6 +54,9 @@ from zoo_p2p.protocol.liveness import DEFAULT_MOVE_TIME, DEFAULT_REVEAL_TIME, Cl
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
 from zoo_p2p.text import shown
+
+if TYPE_CHECKING:
+    from zoo_p2p.net.portmap import BackgroundMapping
 
 
 # ----------------------------------------------------------------------------- adapters
@@ -179,6 +183,14 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     """Say how the run ended, the scores, where the log is, and what the audit says; return
     the exit code (0 finished and sound, 130 interrupted, else 1)."""
     interrupted = outcome.reason == "interrupted"
+    if getattr(link, "leave_heard", None) is False:  # we said leave; the host never answered
+        console.print(
+            Text(
+                f"the host did not confirm our leave within {LEAVE_ACK_WAIT:g} s: "
+                "the others may show this seat as lost, not as left",
+                style="yellow",
+            )
+        )
     s = link.session
     if s is None:
         console.print(Text(f"no game: {shown(outcome.reason)}", style="red"))
@@ -399,7 +411,7 @@ def run_join(
     if log_path is not None and log_path.exists() and log_path.stat().st_size > 0:
         session, sink = resume_session(key, log_path)
         console.print(Text(f"resuming {shown(log_path)} from entry {len(session.entries)}"))
-    files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite)))
+    files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite), upnp=upnp))
     joiner = _joiner(
         invite,
         key,
@@ -482,6 +494,7 @@ def run_resume(
     files = GameFiles(log_path, sidecar)
     link: Link
     procs: list[subprocess.Popen[bytes]] = []
+    mapping: BackgroundMapping | None = None
     if session.seat == 0:
         where = lan.listen_plan(bind or sidecar.bind, None)
         opts = HostOptions(
@@ -543,9 +556,13 @@ def run_resume(
             session,
             sink,
         )
+        if sidecar.upnp:  # it joined with --upnp: ask the router again (in the background)
+            mapping = lan.map_mesh_port(console, link, invite)
         link.catch_up()
     try:
         outcome = link.run()
     finally:
         reap(procs)
+        if mapping is not None:
+            mapping.close()
     return finish(link, outcome, log_path, console)

@@ -80,6 +80,8 @@ SYNC_BURST = 6  # resync answers a link may get at once ...
 SYNC_RATE = 2.0  # ... and then per second (a token bucket)
 WATCH_EVERY = 0.05  # seconds between the host's checks of its connections (hello, flood)
 FIRST_STATUS = 2.0  # seconds before a joiner first says it has no answer yet
+LEAVE_ACK_WAIT = 1.5  # seconds a leaving joiner waits for the host's farewell (TRANSPORT.md §6)
+FAREWELL = wire.pack("farewell")
 WANT_NOFILE = 65536  # the soft RLIMIT_NOFILE the host asks for (up to the hard limit)
 _TCP_INFO_BYTES_RECEIVED = 128  # offset of tcpi_bytes_received in struct tcp_info (Linux >= 4.1)
 _AWAITED = {
@@ -995,12 +997,15 @@ class Host(Link):
             return
         if conn is None:
             if kind == "leave" and self._late_leave(curve, msg["reason"]):
+                self._send(rid, FAREWELL)
                 return
             self.dropped += 1
             if kind == "leave" and msg["reason"] == HINTS_DECLINED:
+                self._send(rid, FAREWELL)  # heard: it need not wait for us (§6)
                 self._once("declined", HOST_DECLINED, every=2.0)
                 return
             if kind == "leave":
+                self._send(rid, FAREWELL)  # heard: it need not wait for us (§6)
                 self._once(
                     "leave",
                     f"a joiner gave up before its hello: {shown(msg['reason'])}",
@@ -1040,7 +1045,7 @@ class Host(Link):
         elif kind == "done":
             conn.done = True
         elif kind in ("bye", "leave"):
-            self._on_leave(rid, conn, msg.get("reason", ""))
+            self._on_leave(rid, conn, kind, msg.get("reason", ""))
         elif kind in ("ping",):
             pass  # liveness only
         else:  # welcome, lobby, presence, who, … are not for the host
@@ -1086,8 +1091,11 @@ class Host(Link):
         self._seat_left(seat, reason)
         return True
 
-    def _on_leave(self, rid: bytes, conn: _Conn, reason: str) -> None:
-        """An authenticated bye: the link goes; during the game its seat is shown as left."""
+    def _on_leave(self, rid: bytes, conn: _Conn, kind: str, reason: str) -> None:
+        """An authenticated bye: the link goes; during the game its seat is shown as left.
+        A `leave` is answered with `farewell`, so the joiner knows it was heard (§6)."""
+        if kind == "leave":
+            self._send(rid, FAREWELL)
         self._drop(rid)
         if conn.seat is not None:
             self._seat_left(conn.seat, reason)
@@ -1429,6 +1437,9 @@ class Joiner(Link):
         self._status_at = self._began + FIRST_STATUS - options.status_every  # first after 2 s
         self._client_curve = self.curve_pub if options.curve else bytes(32)
         self._host_seats: list[SeatPresence] = []
+        self._host_gone = False  # the host said leave, bye or reject: nobody to tell we go
+        self._linked = False  # a connection to the host is up (its handshake done): monitor
+        self.leave_heard: bool | None = None  # our closing leave: None not sent, else acked?
         self._fd = -1  # libzmq's file descriptor of our connection to the host (flood guard)
         self._fd_seen = 0
         self._last_watch = 0.0
@@ -1444,14 +1455,47 @@ class Joiner(Link):
             log.info("cannot send to the host now: %s", exc)
 
     def close(self) -> None:
-        """Say bye if we leave before the end, then close."""
+        """Say `leave` if we stop before the end and wait (at most LEAVE_ACK_WAIT) for the
+        host's `farewell`, so the others show our seat as left, not lost, even when our link
+        was reconnecting; `leave_heard` says whether it came. Then close."""
         try:
-            if self.host_pub is not None and not (self.stopped and self.stopped.finished):
+            if (
+                self.host_pub is not None
+                and not self._host_gone
+                and not (self.stopped and self.stopped.finished)
+            ):
                 reason = self._leave_reason or _leave_reason(self.stopped)
                 self._send(wire.pack("leave", reason=reason))
+                log.info(
+                    "said leave; waiting up to %.1f s for the host's farewell%s",
+                    LEAVE_ACK_WAIT,
+                    "" if self._linked else " (the link is reconnecting)",
+                )
+                self.leave_heard = self._await_farewell(time.monotonic() + LEAVE_ACK_WAIT)
+                if self.leave_heard:
+                    log.info("the host heard our leave")
+                else:
+                    log.warning("the host did not confirm our leave within %.1f s", LEAVE_ACK_WAIT)
             close_monitored(self.sock, self.monitor, linger=200)
         finally:
             super().close()
+
+    def _await_farewell(self, deadline: float) -> bool:
+        """Read the host link until its `farewell` or the deadline (everything else is moot
+        now: we are leaving). A reconnecting link sends our queued leave once it is back."""
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                if not self.sock.poll(max(1, int(left * 1000))):
+                    return False
+                frames = self.sock.recv_multipart(flags=zmq.NOBLOCK)
+            except (zmq.ZMQError, KeyboardInterrupt):  # a second Ctrl-C: stop waiting
+                return False
+            try:
+                if len(frames) == 1 and wire.unpack(frames[0])["t"] == "farewell":
+                    return True
+            except wire.WireError:
+                self.dropped += 1
+        return False
 
     def _greet(self) -> None:
         """After each handshake: knock until the host's welcome proved it is the invite's
@@ -1560,6 +1604,7 @@ class Joiner(Link):
                 return
             ev = event["event"]
             if ev == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                self._linked = True
                 self._handshakes += 1
                 self._failed_handshakes = 0
                 self._greet()
@@ -1585,10 +1630,11 @@ class Joiner(Link):
             elif ev == zmq.EVENT_DISCONNECTED:
                 if self.host_up or self.host_pub is not None:
                     self.driver.on_notice("lost the host; reconnecting…")
-                self.host_up = False
+                self.host_up = self._linked = False
             elif ev == zmq.EVENT_CONNECTED:
                 self._fd, self._fd_seen = int(event["value"]), 0
                 if not self.options.curve:
+                    self._linked = True
                     self._greet()
 
     def _where(self) -> str:
@@ -1676,8 +1722,10 @@ class Joiner(Link):
         elif kind == "resign":
             self._on_resign(None, msg["r"], b"")
         elif kind == "reject":
+            self._host_gone = True
             self.stopped = Outcome(False, f"the host said: {shown(msg['reason'])}", self._have())
         elif kind == "leave":
+            self._host_gone = True
             done = self.session is not None and self.session.finished
             self.stopped = Outcome(
                 done,
@@ -1685,6 +1733,7 @@ class Joiner(Link):
                 self._have(),
             )
         elif kind == "bye":
+            self._host_gone = True
             done = self.session is not None and self.session.finished
             self.stopped = Outcome(
                 done, "game over" if done else "the host closed the game", self._have()

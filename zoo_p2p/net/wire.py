@@ -46,6 +46,7 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "welcome": {"v": (int,), "pub": (bytes,), "sig": (bytes,), "seat": (int, type(None))},
     "reject": {"reason": (str,)},
     "leave": {"reason": (str,)},
+    "farewell": {},  # host -> joiner: your leave was heard (TRANSPORT.md §6)
     "lobby": {"seats": (list,), "need": (int,)},
     "entries": {"from": (int,), "e": (list,)},
     "sync": {"from": (int,)},

@@ -14,6 +14,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from zoo_p2p.driver import Driver
+from zoo_p2p.text import must_prove
 from zoo_p2p.tui.facts import ASCII, Glyphs, glyphs_for, locale_utf8
 from zoo_p2p.tui.table import Table
 
@@ -130,6 +131,7 @@ class ZooApp(App[int]):
         from zoo_p2p.tui.pick import PickScreen
 
         pick = self.pick
+        screen = PickScreen(pick.source, pick.check, bound=pick.bound, clock=pick.clock)
 
         def after(invite: str | None) -> None:
             if invite is None:
@@ -137,12 +139,18 @@ class ZooApp(App[int]):
                 self.exit(1)
                 return
             self.picked = invite
+            game = screen.chosen
+            line = None
+            if game is not None and game.invite == invite:  # as plain mode says it (the check
+                # itself is the joiner's: the host's signed welcome must match, TRANSPORT.md §2)
+                line = Text(must_prove(game.name, game.fingerprint))
+                self.runner_lines.append(line)
             self.network = pick.start(invite)
             self.start_network(self.network)
+            if line is not None:
+                self.net_notice(line)
 
-        self.push_screen(
-            PickScreen(pick.source, pick.check, bound=pick.bound, clock=pick.clock), after
-        )
+        self.push_screen(screen, after)
 
     def start_network(self, start: Callable[[Driver, Console], int]) -> None:
         """Show the lobby and run the peer (``start(driver, console)``) in a worker thread."""

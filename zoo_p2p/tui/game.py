@@ -52,8 +52,10 @@ def seats_text(
     clocks: list[str] | None = None,
     notes: list[str] | None = None,
     awaiting: str | None = None,
+    links: list[str] | None = None,
 ) -> Text:
-    """Every seat: turn mark, name, presence, clock, score; hand and Zoo pile; captures."""
+    """Every seat: turn mark, name, presence, how we hear it (a network game's direct links),
+    clock, score; hand and Zoo pile; captures."""
     out = Text()
     scores = st.scores()
     over = st.is_terminal()
@@ -66,6 +68,8 @@ def seats_text(
         if presence is not None and seat < len(presence):  # a rematch may not have it yet
             up = presence[seat]
             out.append(f" {g.online if up else g.offline}", style="green" if up else "red")
+        if links is not None and seat < len(links) and links[seat]:
+            out.append(f" {links[seat]}", style="green" if links[seat] == "direct" else "dim")
         if notes is not None and seat < len(notes) and notes[seat]:
             out.append(f" {notes[seat]}", style="bold red")
         if clocks is not None and seat < len(clocks) and clocks[seat]:
@@ -379,7 +383,14 @@ class GameScreen(Screen[None]):
     def seats_text(self, st: State) -> Text:
         t = self.table
         return seats_text(
-            st, t.names, self.g, t.presence, t.clocks, notes=t.seat_notes, awaiting=t.awaiting
+            st,
+            t.names,
+            self.g,
+            t.presence,
+            t.clocks,
+            notes=t.seat_notes,
+            awaiting=t.awaiting,
+            links=t.seat_links,
         )
 
     def info_text(self, st: State, targets: dict[int, Move]) -> Text:

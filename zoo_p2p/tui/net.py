@@ -48,6 +48,29 @@ class Snapshot:
     floor: tuple[int, str, int] | None = None  # (seat, kind, log length) of who owes an entry
     allowed: int | None = None  # seconds the floor holder has for it (§10)
     hints: bool = False  # the genesis allows hints: every seat agreed (PROTOCOL.md §3.2)
+    links: tuple[str, ...] | None = None  # per seat: "direct", "via host", "host link" or ""
+
+
+def seat_links(link: GameLink) -> tuple[str, ...] | None:
+    """How we hear every seat, from the facts the end line's "direct links" uses (the mesh,
+    TRANSPORT.md §10): "direct" when its direct link is up; without one, "host link" for the
+    host's seat (or every seat, if we are the host), else "via host" (relayed); "" for our own
+    seat or a seat whose card has not come yet. None when there is no mesh (call in the loop
+    thread)."""
+    mesh = getattr(link, "mesh", None)
+    s = link.session
+    if mesh is None or s is None:
+        return None
+    heard = mesh.links()
+    words = []
+    for seat in range(len(s.seats)):
+        if seat == s.seat or seat not in heard:
+            words.append("")
+        elif heard[seat]:
+            words.append("direct")
+        else:
+            words.append("host link" if 0 in (seat, s.seat) else "via host")
+    return tuple(words)
 
 
 def snapshot(link: GameLink) -> Snapshot:
@@ -80,6 +103,7 @@ def snapshot(link: GameLink) -> Snapshot:
         floor,
         allowed,
         s.genesis.hints,
+        seat_links(link),
     )
 
 
@@ -249,6 +273,7 @@ class NetTable(Table):
         )
         self.driver = driver
         self.snap = snap
+        self.seat_links = None if snap.links is None else list(snap.links)
         self.shadow: State | None = snap.state
         self.presence = None
         self.floor_since = time.monotonic()
@@ -300,6 +325,8 @@ class NetTable(Table):
         if snap.floor != self.snap.floor:
             self.floor_since = time.monotonic()
         self.snap = snap
+        if snap.links is not None:
+            self.seat_links = list(snap.links)
         self.tick()
         st = snap.state
         if st is None or self.ui is None:

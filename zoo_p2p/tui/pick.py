@@ -155,6 +155,7 @@ class PickScreen(Screen[str | None]):
         self.started = 0.0
         self.found = Found()
         self.games: list[LanGame] = []
+        self.chosen: LanGame | None = None  # the listed game picked (None: pasted, or none)
         self.stop: Callable[[], None] | None = None
         self.pasting = False  # the player asked for the invite box (p, or pasted)
 
@@ -303,7 +304,8 @@ class PickScreen(Screen[str | None]):
         event.stop()
         index = int(event.option.id or "-1")
         if 0 <= index < len(self.games) and self.games[index].free > 0:
-            self.leave_with(self.games[index].invite)
+            self.chosen = self.games[index]
+            self.leave_with(self.chosen.invite)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """An invite typed or pasted, then Enter."""

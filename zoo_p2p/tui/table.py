@@ -62,6 +62,7 @@ class Table:
     presence: list[bool] | None = None
     seat_notes: list[str] | None = None  # "lost 12 s", "left" (empty: connected)
     awaiting: str | None = None  # "waiting for Bo (Blue): a reveal"
+    seat_links: list[str] | None = None  # "direct", "via host", "host link" ("": not known)
     clocks: list[str] | None = None
     networked: bool = False  # a game with other peers over the network (no hints…)
     agreed: bool = False  # …unless its genesis allows them: every seat agreed (PROTOCOL.md §3.2)
