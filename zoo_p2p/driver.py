@@ -61,11 +61,14 @@ LobbyRow = tuple[str, str, int]
 
 @dataclass
 class Outcome:
-    """How a peer's run ended: `finished` (the game reached its signed end), why, entries held."""
+    """How a peer's run ended: `finished` (the game reached its signed end), why, entries held;
+    `never_started`: we stopped because a seat that signed nothing let its first commit's clock run
+    out or left (PROTOCOL.md §3.2): no result, and nothing to resume."""
 
     finished: bool
     reason: str
     entries: int
+    never_started: bool = False
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,7 @@ def test_a_host_that_hides_hints_until_the_genesis_is_refused_there_and_wins_not
     report: Any = audit_file(procs.tmp / "host.zoolog")
     assert report.hints is True and report.winners == ()
     assert report.ending.kind == "abandoned" and report.ending.seat == 1
+    assert report.ending_text.endswith("signed nothing in this game: never started, no result")
 
 
 def test_a_seat_that_never_commits_is_not_claimed_against(procs: Procs) -> None:
@@ -122,6 +123,9 @@ def test_a_seat_that_never_commits_is_not_claimed_against(procs: Procs) -> None:
     out = _said(procs, "host")
     assert f"outcome: {NEVER} did not take its seat (no commitment within 2 s)" in out, out
     assert "we claim" not in out and Kind.CLAIM not in _kinds(procs, "host")
+    report: Any = audit_file(procs.tmp / "host.zoolog")  # zoo verify agrees: no result
+    assert report.winners == () and report.ending.never_started, report.ending_text
+    assert "wins" not in out and "zoo resume" not in out
     assert "withholding our commit" in _said(procs, "quiet")
     quiet.kill()
 

@@ -203,7 +203,7 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     scores = score_line(s)
     if scores is not None:
         console.print(scores)
-    if s.ending is not None:  # claimed or resigned (PROTOCOL.md §10)
+    if s.ending is not None:  # claimed, never started or resigned (PROTOCOL.md §10)
         console.print(Text(s.outcome().describe(s.seats), style="bold"))
     lan.say_links(console, link)
     console.print(Text(f"log saved: {path}", style="bold"))
@@ -211,7 +211,12 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
         verdict = "ok: every signature, link, move, reveal and seed checks out"
     head, _, rest = verdict.partition(":")
     console.print(Text(f"audit: {head.upper()}" + (f" —{rest}" if rest else ""), style=style))
-    if not s.finished and path is not None and not getattr(link, "resigned_self", False):
+    if (
+        not s.finished
+        and path is not None
+        and not getattr(link, "resigned_self", False)
+        and not outcome.never_started  # a seat never took its place: nothing to continue
+    ):
         console.print(Text(f"to continue this game: zoo resume {path}", style="bold"))
     if interrupted:
         return 130

@@ -158,9 +158,9 @@ class Liveness:
         )
         self.stopped = Outcome(
             False,
-            f"the game never started: {who} {why}; it signed nothing in this game, "
-            "so nobody wins it",
+            f"the game never started: {who} {why}; it signed nothing in this game: no result",
             len(s),
+            never_started=True,
         )
 
     def claim(self) -> bool:
