@@ -524,7 +524,7 @@ class NetSidecar:
     bots_dir: str | None = None  # host: where its bots' keys (0600) and logs live (issue 9)
     bot_level: str = "greedy"
     bot_count: int = 0
-    upnp: bool = False  # join: `--upnp` was asked, so `zoo resume` maps our direct-link port again
+    upnp: bool = False  # `--upnp` was asked, so `zoo resume` asks the router again
 
     def to_json(self) -> str:
         """The sidecar's text."""

@@ -282,7 +282,11 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     files = GameFiles(
         plan.log_path,
         storage.NetSidecar(
-            role="host", port=plan.port, bind=plan.bind or lan.AUTO, curve=plan.curve
+            role="host",
+            port=plan.port,
+            bind=plan.bind or lan.AUTO,
+            curve=plan.curve,
+            upnp=plan.upnp,
         ),
     )
     lan_driver = lan.LanDriver(driver)
@@ -498,6 +502,7 @@ def run_resume(
     link: Link
     procs: list[subprocess.Popen[bytes]] = []
     mapping: BackgroundMapping | None = None
+    reach: lan.Reach | None = None
     if session.seat == 0:
         where = lan.listen_plan(bind or sidecar.bind, None)
         opts = HostOptions(
@@ -521,9 +526,12 @@ def run_resume(
             sink=sink,
             address=where.advertise[0],
         )
-        host.invite = host.invite.with_addresses([(h, host.port) for h in where.advertise])
         console.print(f"resuming as host from entry {len(session.entries)}")
-        lan.print_invite(console, host.invite)
+        # the same addresses as before, and with --upnp the router asked again (bounded)
+        reach = lan.set_up_host(
+            console, host, where, driver=None, name=session.seats[0].name,
+            players=len(session.seats), variant="", upnp=sidecar.upnp, announce=False, qr=False,
+        )  # fmt: skip
         here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
         local = host.invite.with_addresses([(here, host.port)])
         if sidecar.bots_dir and Path(sidecar.bots_dir).is_dir():
@@ -568,4 +576,6 @@ def run_resume(
         reap(procs)
         if mapping is not None:
             mapping.close()
+        if reach is not None:
+            reach.close()
     return finish(link, outcome, log_path, console)

@@ -1491,10 +1491,14 @@ class Joiner(Link):
             except (zmq.ZMQError, KeyboardInterrupt):  # a second Ctrl-C: stop waiting
                 return False
             try:
-                if len(frames) == 1 and wire.unpack(frames[0])["t"] == "farewell":
-                    return True
+                kind = wire.unpack(frames[0])["t"] if len(frames) == 1 else None
             except wire.WireError:
+                kind = None
                 self.dropped += 1
+            if kind == "farewell":
+                return True
+            if kind in ("leave", "bye", "reject"):  # the host is going too: nobody will answer
+                return False
         return False
 
     def _greet(self) -> None:
