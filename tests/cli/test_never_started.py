@@ -121,6 +121,7 @@ def test_the_host_offers_no_resume_for_a_game_that_never_started(
 def test_the_closing_lines_of_a_claimed_never_started_game(claimed: tuple[Path, Session]) -> None:
     path, s = claimed
     out = _finish(s, Outcome(True, "game over", len(s)), path)
+    assert out.startswith(f"the game never started; {len(s)} entries") and "game over" not in out
     assert f"never started: {_who(s, 1)} signed nothing in this game" in out and "audit: OK" in out
     assert "zoo resume" not in out
     _no_win(out)

@@ -199,7 +199,10 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     entries = list(s.entries)
     ok, verdict = audit_entries(entries)
     style = "green" if ok and outcome.finished else "yellow"
-    console.print(Text(f"{shown(outcome.reason)}; {len(entries)} entries", style=style))
+    reason = shown(outcome.reason)
+    if outcome.finished and s.ending is not None and s.ending.never_started:
+        reason = "the game never started"  # not "game over": a claim with no result (§10.5)
+    console.print(Text(f"{reason}; {len(entries)} entries", style=style))
     scores = score_line(s)
     if scores is not None:
         console.print(scores)
