@@ -171,7 +171,7 @@ class GameScreen(Screen[None]):
         self.table.ui = self
         self.redraw()
         if self.messages:  # notices that came before the screen was mounted
-            self.query_one("#messages", Static).update(Text("\n").join(self.messages))
+            self.show_messages()
         self.table.start()
         self.set_interval(1.0, self._tick)
 
@@ -212,7 +212,26 @@ class GameScreen(Screen[None]):
         self.messages.append(text if isinstance(text, Text) else Text(text))
         self.messages = self.messages[-2:]
         if self.panels:
-            self.query_one("#messages", Static).update(Text("\n").join(self.messages))
+            self.show_messages()
+
+    def show_messages(self) -> None:
+        """The newest messages that fit the two message lines, the newest always: a long one
+        (an illegal move's reason) wraps onto both lines instead of pushing the newest (the
+        answer to `?`) out of sight."""
+        width = max(20, self.app.size.width - 2)  # the line's padding: one column each side
+        kept: list[Text] = []
+        lines = 0
+        for msg in reversed(self.messages):
+            n = max(1, len(msg.wrap(self.app.console, width)))
+            if kept and lines + n > 2:
+                break
+            kept.insert(0, msg)
+            lines += n
+        self.query_one("#messages", Static).update(Text("\n").join(kept))
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.panels:
+            self.show_messages()
 
     def background(self, work_fn: Callable[[], T], done: Callable[[T], None]) -> None:
         """Run ``work_fn`` in a worker thread and hand its result to ``done`` on this thread."""
