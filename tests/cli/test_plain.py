@@ -18,7 +18,7 @@ from zoo_p2p.cli.render import describe_move, hint_text, render_board
 from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant
 
-PROMPT = "Your move (e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
+PROMPT = "Your move (e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
 
 
 @dataclass
@@ -127,6 +127,8 @@ def test_lobby_names_are_shown_literally() -> None:
     d = ConsoleDriver(Console(file=out, width=120, no_color=True))
     d.on_lobby([("[/]", "AB-CD", 0), ("[link=http://x]host[/link]", "EF", 1)], 3)
     assert "[/]" in out.getvalue() and "[link=http://x]host[/link]" in out.getvalue()
+    assert "Yellow" in out.getvalue() and "Blue" in out.getvalue()  # teams as every screen says
+    assert "yellow" not in out.getvalue()
 
 
 def _plain(r: object) -> str:

@@ -50,7 +50,7 @@ HELP = (
     "'?' lists your legal moves, 'x' asks the expert (where hints are allowed), "
     "'b' shows the board and the legend, 'q' leaves."
 )
-PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
+PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
 QUIT_WORDS = ("q", "quit", "exit")
 
 
@@ -157,7 +157,7 @@ class ConsoleDriver:
                 str(i + 1),
                 Text(shown(name, 40)),
                 Text(shown(fp, 40)),
-                Text(TEAMS[team % 4], style=TEAMS[team % 4]),
+                Text(TEAMS[team % 4].capitalize(), style=TEAMS[team % 4]),
             )
         self.console.print(t)
 
