@@ -259,7 +259,10 @@ class ZooApp(App[int]):
                 self.table.ui.refresh_table()
 
     def net_notice(self, text: Text) -> None:
-        """A message from the link or the runner."""
+        """A message from the link or the runner (once: the same words again in a row, as a
+        transport notice and its log record say them, are not repeated)."""
+        if self.pending_notes and self.pending_notes[-1].plain == text.plain:
+            return
         self.pending_notes.append(text)
         if self.table is not None and self.table.ui is not None:
             self.table.ui.notice(text)
