@@ -53,9 +53,11 @@ def seats_text(
     notes: list[str] | None = None,
     awaiting: str | None = None,
     links: list[str] | None = None,
+    you: int | None = None,
 ) -> Text:
-    """Every seat: turn mark, name, presence, how we hear it (a network game's direct links),
-    clock, score; hand and Zoo pile; captures."""
+    """Every seat: turn mark, name (`you`: this terminal's seat, marked unless its name says
+    so), presence, how we hear it (a network game's direct links), clock, score; hand and Zoo
+    pile; captures."""
     out = Text()
     scores = st.scores()
     over = st.is_terminal()
@@ -65,6 +67,8 @@ def seats_text(
         mark = g.turn if (not over and seat == st.to_move) else " "
         out.append(f"{mark} ", style="bold")
         out.append_text(seat_text(st, seat, names))
+        if seat == you and names[seat] != "you":
+            out.append(" (you)", style="bold")
         if presence is not None and seat < len(presence):  # a rematch may not have it yet
             up = presence[seat]
             out.append(f" {g.online if up else g.offline}", style="green" if up else "red")
@@ -410,6 +414,7 @@ class GameScreen(Screen[None]):
             notes=t.seat_notes,
             awaiting=t.awaiting,
             links=t.seat_links,
+            you=t.you(),
         )
 
     def info_text(self, st: State, targets: dict[int, Move]) -> Text:
