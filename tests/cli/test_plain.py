@@ -237,3 +237,16 @@ def test_a_huge_pasted_line_is_dropped_in_linear_time_and_the_next_line_counts()
     assert f"a line longer than {MAX_LINE} characters is ignored" in out.getvalue()
     assert out.getvalue().count("is ignored") == 1
     assert link.played == [move]
+
+
+def test_a_resumed_game_says_who_moves_now_not_who_moved_first() -> None:
+    state = _game()
+    first = state.to_move
+    state.apply(state.legal_moves()[0])
+    out = io.StringIO()
+    seats = [SeatInfo("host", bytes(32), Team.YELLOW), SeatInfo("player", bytes(32), Team.BLUE)]
+    link = FakeLink(FakeSession(state.public(), seat=1 - first, seats=seats))
+    PlainDriver(Console(file=out, width=100, no_color=True), stdin_fd=0).on_started(link)  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert "first to move" not in text
+    assert f"1 move played; to move: {['host', 'player'][1 - first]}" in text

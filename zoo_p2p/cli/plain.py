@@ -295,9 +295,14 @@ class PlainDriver(ConsoleDriver):
         self.shown_moves = len(s.state.history)
         self.out(Text(f"You are {seat_name(s, s.seat)}. {HELP}", style="bold"))
         self.out(render_board(s.state, self.names(s), me=s.seat, legend=True))
-        self.out(
-            Text.assemble("first to move: ", seat_label(s.state, s.state.to_move, self.names(s)))
-        )
+        who = seat_label(s.state, s.state.to_move, self.names(s))
+        played = len(s.state.history)
+        if played:  # resumed (or a rematch's catch-up): the first mover is long past
+            self.out(
+                Text.assemble(f"{played} move{'' if played == 1 else 's'} played; to move: ", who)
+            )
+        else:
+            self.out(Text.assemble("first to move: ", who))
 
     def on_events(self, events: list[Event], link: GameLink) -> None:
         """Narrate new moves and reveals, redraw, and end with the breakdown."""
