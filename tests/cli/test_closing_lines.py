@@ -32,3 +32,19 @@ def test_the_log_path_and_the_resume_command_stay_on_one_line(tmp_path: Path) ->
     assert code == 130
     assert f"log saved: {path}" in lines
     assert f"to continue this game: zoo resume {path}" in lines
+
+
+def test_the_closing_lines_start_below_a_waiting_prompt(tmp_path: Path) -> None:
+    """The host left while the prompt waited for our move: 'the host left…' on a line of its own."""
+    from zoo_p2p.cli.plain import PROMPT_HINT, PlainDriver
+
+    game, _ = _game(3, "stops")
+    s = game.sessions[0]
+    buf = io.StringIO()
+    console = Console(file=buf, width=100)
+    driver = PlainDriver(console, stdin_fd=0)
+    driver.con.print("Your move " + PROMPT_HINT, end="")
+    driver.at_prompt = True
+    link: Any = SimpleNamespace(session=s, sink=None, mesh=None, driver=driver)
+    finish(link, Outcome(False, "the host left: interrupted", len(s)), tmp_path / "x", console)
+    assert "\nthe host left: interrupted;" in buf.getvalue()

@@ -261,6 +261,12 @@ class PlainDriver(ConsoleDriver):
             self.at_prompt = False
         self.con.print(*parts)
 
+    def end_prompt(self) -> None:
+        """The run is over: what follows (the closing lines) starts on a line of its own."""
+        if self.at_prompt:
+            self.con.print()
+            self.at_prompt = False
+
     def say(self, *parts: str | Text) -> None:
         """A message from the transport: on its own line, then the prompt again if it was up."""
         was_up = self.at_prompt

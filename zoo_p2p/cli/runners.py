@@ -183,6 +183,9 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     """Say how the run ended, the scores, where the log is, and what the audit says; return
     the exit code (0 finished and sound, 130 interrupted, else 1)."""
     interrupted = outcome.reason == "interrupted"
+    end_prompt = getattr(getattr(link, "driver", None), "end_prompt", None)
+    if callable(end_prompt):  # --plain: the cursor may sit after the move prompt
+        end_prompt()
     if getattr(link, "leave_heard", None) is False:  # we said leave; the host never answered
         console.print(
             Text(
