@@ -290,7 +290,7 @@ class PlainDriver(ConsoleDriver):
         if self.confirming:
             self.con.print(Text(QUIT_CONFIRM, style="bold"), end="")
             self.at_prompt = True
-        elif self.claim_asked:
+        elif self.claim_asked and not link.my_turn:
             self.con.print(Text(CLAIM_PROMPT, style="bold yellow"), end="")
             self.at_prompt = True
         elif link.my_turn:

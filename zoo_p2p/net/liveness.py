@@ -217,10 +217,14 @@ class Liveness:
         seat = self._asked[0]
         self._asked = None
         who = seat_word(seat, s.seats[seat].team.label)
+        try:
+            answered = decode_entry(s.entries[-1]).seat == seat
+        except (RemoteProtocolError, IndexError):  # our own log: cannot happen, but say less
+            answered = False
         self._claim_closed(
             f"{who} answered: the game goes on"
-            if s.stopped is None and not s.finished
-            else "the game has ended"
+            if answered
+            else f"the game moved on (no answer from {who} is owed any more)"
         )
 
     def _claim_closed(self, text: str) -> None:
