@@ -250,3 +250,17 @@ def test_a_resumed_game_says_who_moves_now_not_who_moved_first() -> None:
     text = out.getvalue()
     assert "first to move" not in text
     assert f"1 move played; to move: {['host', 'player'][1 - first]}" in text
+
+
+def test_after_a_resignation_ended_the_game_a_link_going_away_is_not_news() -> None:
+    """The host heard 'seat 2 (Blue) resigned', then 'player (Blue) lost the connection'."""
+    from zoo_p2p.driver import SeatPresence
+
+    d, link, out = _driver()
+    lost = [SeatPresence("connected"), SeatPresence("lost", 1)]
+    d.on_seats(lost, link)  # type: ignore[arg-type]
+    assert "lost the connection" in out.getvalue()  # while the game runs, it is news
+    d2, link2, out2 = _driver()
+    link2.session.ending = object()  # type: ignore[attr-defined]  # resigned: the game is over
+    d2.on_seats(lost, link2)  # type: ignore[arg-type]
+    assert "lost the connection" not in out2.getvalue()

@@ -180,6 +180,8 @@ class ConsoleDriver:
         states = [st.state for st in seats]
         if s is None or self.console is None or states == self._states:
             return
+        if getattr(s, "ending", None) is not None:  # claimed or resigned: nobody is awaited
+            return
         self._states = states
         gone = [
             f"{seat_name(s, i)} {'has left' if st.state == 'left' else 'lost the connection'}"
