@@ -9,7 +9,10 @@ seat it is the last link of every chain), `comeback` (like `reveal`, but answers
 sees a claim vote against it: its answer comes after the claim), `resign` (resigns after its
 third move; with 3+ seats it hands its seat to a stand-in key whose private half goes to the host),
 `nocommit` (never sends its first commit: it never takes its seat). `host --genesis-hints`: a
-host whose welcome says nothing of hints but whose genesis allows them.
+host whose welcome says nothing of hints but whose genesis allows them. `host --drop votes`
+(or `resign`, or `votes,resign`): a host that drops every claim vote (every resignation
+statement and stand-in key) it receives, from its joiners or from its direct links, and so never
+relays one (TRANSPORT.md §10.3: they must reach the others over the mesh anyway).
 
 Every process prints its outcome's reason and every notice on stdout, one per line.
 """
@@ -155,6 +158,26 @@ class StallingJoiner(Joiner):
             self.stopped = Outcome(False, "we resigned", self._have())
 
 
+class DroppingHost(Host):
+    """A host that silences claim votes and/or resignations (what it drops: `drops`)."""
+
+    drops: frozenset[str] = frozenset()
+
+    def _on_vote(self, seat: int | None, data: bytes) -> None:
+        if "votes" in self.drops:
+            if not getattr(self, "_said_votes", False):
+                self._said_votes = True
+                print("dropping claim votes", flush=True)
+            return
+        super()._on_vote(seat, data)
+
+    def _on_resign(self, seat: int | None, data: bytes, key: bytes) -> None:
+        if "resign" in self.drops:
+            print("dropped a resignation", flush=True)
+            return
+        super()._on_resign(seat, data, key)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("role", choices=["host", "join"])
@@ -169,6 +192,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--key", default="")
     # a host whose welcome and lobby say nothing of hints but whose genesis allows them
     ap.add_argument("--genesis-hints", action="store_true")
+    ap.add_argument("--drop", default="", help="host: votes, resign or votes,resign")
     a = ap.parse_args(argv)
     if os.environ.get("STALLER_DEBUG"):
         import logging
@@ -199,7 +223,8 @@ def main(argv: list[str]) -> int:
                 key, seats, Variant.STANDARD, 0, os.urandom(32), clocks, hints=a.genesis_hints
             )
 
-        host = Host(
+        DroppingHost.drops = frozenset(x for x in a.drop.split(",") if x)
+        host = DroppingHost(
             key=key,
             driver=driver,
             make_session=make_session,

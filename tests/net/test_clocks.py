@@ -28,10 +28,16 @@ def _run(procs: Procs, *args: str, name: str) -> subprocess.Popen[bytes]:
 
 
 def _game(
-    procs: Procs, players: int, modes: list[str], host_mode: str = "bot", kill_host: bool = False
+    procs: Procs,
+    players: int,
+    modes: list[str],
+    host_mode: str = "bot",
+    kill_host: bool = False,
+    host_args: tuple[str, ...] = (),
 ) -> list[Path]:
-    """A host (an honest bot unless `host_mode`) and one joiner per mode; wait for all; return
-    the logs in seat order. `kill_host`: kill -9 the host once it stalls."""
+    """A host (an honest bot unless `host_mode`; more options: `host_args`) and one joiner per
+    mode; wait for all; return the logs in seat order. `kill_host`: kill -9 the host once it
+    stalls."""
     inv = procs.tmp / "host.invite"
     host = _run(
         procs,
@@ -44,6 +50,7 @@ def _game(
         str(inv),
         "--log",
         str(procs.tmp / "host.zoolog"),
+        *host_args,
         name="host",
     )
     wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
@@ -144,3 +151,22 @@ def test_a_host_that_stalls_and_dies_is_claimed_over_the_direct_links(procs: Pro
         assert r.verdict == "ok", (path, r.fault_reason, procs.text("j1"), procs.text("j2"))
         assert r.ending is not None and r.ending.seat == 0 and r.ending.by == (1, 2)
         assert r.ending_text is not None and "did not move within 3 s" in r.ending_text
+
+
+def test_a_host_that_stalls_and_drops_every_vote_is_claimed_over_the_direct_links(
+    procs: Procs,
+) -> None:
+    """3 seats; the host (seat 1) stalls at its first move, stays up and drops every claim vote
+    it receives (it relays none): the joiners' votes reach each other on their direct links,
+    and the claim against the host is in both joiners' logs, which `zoo verify` accepts."""
+    logs = _game(procs, 3, ["bot", "bot"], host_mode="move", host_args=("--drop", "votes"))
+    assert "stalling at a move" in _out(procs, "host")
+    assert "dropping claim votes" in _out(procs, "host")  # the votes did reach it, and died there
+    for path in logs[1:]:
+        r = audit_file(path)
+        assert r.verdict == "ok", (path, r.fault_reason, procs.text("j1"), procs.text("j2"))
+        assert r.ending is not None and r.ending.kind == "claimed"
+        assert r.ending.seat == 0 and r.ending.by == (1, 2)
+        assert r.ending_text is not None and "did not move within 3 s" in r.ending_text
+        verify = procs.zoo("verify", str(path), name=f"verify-{path.stem}")
+        assert procs.wait(verify, f"verify-{path.stem}", 30) == 0, procs.text(f"verify-{path.stem}")
