@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from zoo_p2p.driver import Outcome
+from zoo_p2p.driver import ClaimQuestion, Outcome
 from zoo_p2p.errors import LocalProtocolError, RemoteProtocolError
 from zoo_p2p.net import wire
 from zoo_p2p.protocol.crypto import public_key_bytes
@@ -41,6 +41,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("zoo_p2p.net")
 T = TypeVar("T")
+
+# what the floor holder owes, as the claim question names it
+_OWED = {
+    Kind.MOVE: "its move",
+    Kind.REVEAL: "its reveal",
+    Kind.COMMIT: "its commitment",
+    Kind.OPEN: "its opening",
+    Kind.SEED: "its seed",
+    Kind.RESULT: "its signed result",
+}
 
 VOTE_RESEND = 1.0  # seconds between re-sends of our vote while the claim is incomplete
 
@@ -73,6 +83,9 @@ class Liveness:
         self._clock_len = -1  # log length when the floor last changed hands (as we saw it)
         self._clock_start = 0.0
         self._offered = False  # the current stall was offered to the driver (or claimed)
+        # the person was asked about the current stall: (late seat, until when, asking now —
+        # else waiting as the person chose); at `until` we claim, or ask again after a wait
+        self._asked: tuple[int, float | None, bool] | None = None
         self._my_vote: Vote | None = None
         self._vote_sent = 0.0
         self._told_ending = False
@@ -131,6 +144,7 @@ class Liveness:
             return
         if self._clock_len != len(s):
             self._clock_len, self._clock_start, self._offered = len(s), now, False
+            self._question_gone(s)
             return
         if s.voted:
             if self._my_vote is not None and now - self._vote_sent >= VOTE_RESEND:
@@ -143,12 +157,112 @@ class Liveness:
             if self._seat_has_left(f.seat) or now - self._clock_start >= allowed:
                 self._never_started(f.seat, allowed)
             return
+        if self._asked is not None:
+            self._question_tick(now, allowed)
+            return
         if self._offered or not s.can_claim() or now - self._clock_start < allowed:
             return
         self._offered = True
+        self._offer_claim(now, allowed)
+
+    # ----- the person's question: claim now, or wait (a bounded wait) ----------------------
+    def _offer_claim(self, now: float, allowed: int) -> None:
+        """The floor holder's time ran out: a driver that asks its person (`on_claim_offer`
+        returns False) gets one more clock period for the answer; any other claims at once."""
         offer = getattr(self.driver, "on_claim_offer", None)
-        if offer is None or offer(f.seat, f.kind, allowed, self):
+        if offer is None:
             self.claim()
+            return
+        question = self._claim_question(now)
+        if question is None or offer(question, self):
+            self._asked = None
+            self.claim()
+            return
+        self._asked = (question.seat, now + allowed, True)
+
+    def _claim_question(self, now: float) -> ClaimQuestion | None:
+        s = self.session
+        if s is None or s.floor is None or s.seat is None:
+            return None
+        f = s.floor
+        missing = s.votes_missing()
+        voted = [i for i in range(len(s.seats)) if i != f.seat and i not in missing]
+
+        def word(i: int) -> str:
+            return seat_word(i, s.seats[i].team.label)
+
+        return ClaimQuestion(
+            seat=f.seat,
+            who=word(f.seat),
+            what=_OWED.get(f.kind, "its next entry"),
+            waited=int(now - self._clock_start),
+            voted=tuple(word(i) for i in voted),
+            missing=tuple(
+                ["you"] * (s.seat in missing) + [word(i) for i in missing if i != s.seat]
+            ),
+        )
+
+    def _question_tick(self, now: float, allowed: int) -> None:
+        """While the person is asked, or waits: the bound of one more clock period."""
+        assert self._asked is not None
+        seat, until, asking = self._asked
+        if until is None:  # the person just chose to wait: one more clock period from now
+            self._asked = (seat, now + allowed, asking)
+            return
+        if now < until:
+            return
+        if not asking:  # the wait the person chose is over: ask again
+            self._asked = None
+            self._offer_claim(now, allowed)
+            return
+        self._asked = None
+        self._claim_closed("no answer: claiming the game for you")
+        self.claim()
+
+    def _question_gone(self, s: Session) -> None:
+        """The log grew while the person was asked or waited: the question goes away."""
+        if self._asked is None:
+            return
+        seat = self._asked[0]
+        self._asked = None
+        who = seat_word(seat, s.seats[seat].team.label)
+        try:
+            answered = decode_entry(s.entries[-1]).seat == seat
+        except (RemoteProtocolError, IndexError):  # our own log: cannot happen, but say less
+            answered = False
+        self._claim_closed(
+            f"{who} answered: the game goes on"
+            if answered
+            else f"the game moved on (no answer from {who} is owed any more)"
+        )
+
+    def _claim_closed(self, text: str) -> None:
+        closed = getattr(self.driver, "on_claim_closed", None)
+        if closed is None:
+            self.driver.on_notice(text)
+        else:
+            closed(text, self)
+
+    def claim_now(self) -> bool:
+        """The person answered "claim": sign our vote (False: the question is gone, the floor
+        moved meanwhile, so there is nothing of that stall to claim)."""
+        if self._asked is None or not self._asked[2]:
+            return False
+        self._asked = None
+        return self.claim()
+
+    def claim_wait(self) -> bool:
+        """The person answered "wait": one more clock period, then the question comes again
+        (False: the question is gone meanwhile)."""
+        s = self.session
+        if self._asked is None or not self._asked[2] or s is None:
+            return False
+        seat = self._asked[0]
+        allowed = s.time_allowed() or 0
+        self._asked = (seat, None, False)  # the loop's next turn starts the wait
+        who = seat_word(seat, s.seats[seat].team.label)
+        self.driver.on_notice(f"waiting {allowed} s more for {who}; then you are asked again")
+        return True
 
     def _seat_has_left(self, seat: int) -> bool:
         """The seat said it leaves (its last link sent `leave`); the host knows, joiners do not."""
@@ -190,7 +304,9 @@ class Liveness:
         self.driver.on_notice(
             f"{who} did not answer within {s.clocks.for_kind(f.kind)} s: we claim the game"
             + (
-                f" (waiting for the votes of {', '.join(str(i + 1) for i in s.votes_missing())})"
+                " (the claim still lacks the votes of "
+                + ", ".join(seat_word(i, s.seats[i].team.label) for i in s.votes_missing())
+                + ")"
                 if s.votes_missing()
                 else ""
             )

@@ -263,6 +263,16 @@ class ZooApp(App[int]):
         elif self.lobby is not None:
             self.lobby.add_line(text)
 
+    def net_claim(self, question: Text | None) -> None:
+        """The claim question comes (c claims, w waits) or goes (None)."""
+        if self.table is None:
+            return
+        self.table.question = question
+        if self.table.ui is not None:
+            if question is not None:
+                self.table.ui.notice(question)
+            self.table.ui.refresh_table()
+
     def net_done(self, code: int) -> None:
         """The peer's run ended (finished, left, or failed): keep the screen until q."""
         self.net_code = code
@@ -273,6 +283,7 @@ class ZooApp(App[int]):
 
         if isinstance(self.table, NetTable):
             self.table.run_over = True
+            self.table.question = None
             if self.table.ui is not None:
                 self.table.ui.refresh_table()
         if self.table is None or self.table.ui is None:

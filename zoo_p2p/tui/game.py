@@ -382,7 +382,7 @@ class GameScreen(Screen[None]):
 
     def seats_text(self, st: State) -> Text:
         t = self.table
-        return seats_text(
+        out = seats_text(
             st,
             t.names,
             self.g,
@@ -392,6 +392,10 @@ class GameScreen(Screen[None]):
             awaiting=t.awaiting,
             links=t.seat_links,
         )
+        if t.question is not None:  # the claim question, until it is answered or gone
+            out.append("\n")
+            out.append_text(t.question)
+        return out
 
     def info_text(self, st: State, targets: dict[int, Move]) -> Text:
         t = Text()
@@ -452,6 +456,10 @@ class GameScreen(Screen[None]):
         if self.quitting:
             return Text(
                 "Leave the game? press q again to leave, any other key to stay", style="bold"
+            )
+        if self.table.question is not None:  # the question itself is in the seats panel
+            return Text(
+                f"a seat's clock ran out: c claim the game now{self.g.sep}w wait", style="bold"
             )
         return Text(
             self.g.sep.join(
@@ -568,6 +576,12 @@ class GameScreen(Screen[None]):
                 self.zoo.quit_game()
             else:
                 self.redraw()
+            return
+        if self.table.question is not None and event.character in ("c", "w"):
+            event.stop()  # the claim question comes first, wherever the focus is
+            event.prevent_default()
+            self.table.answer_claim(event.character == "c")
+            self.redraw()
             return
         if self.focused is not board:
             return

@@ -30,7 +30,7 @@ from zoo_p2p.tui.table import DealView, Ending, Table
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from zoo_p2p.driver import GameLink, LobbyRow, SeatPresence
+    from zoo_p2p.driver import ClaimQuestion, GameLink, LobbyRow, SeatPresence
     from zoo_p2p.tui.app import ZooApp
 
 
@@ -162,6 +162,9 @@ class AppDriver:
         while b"\n" in self._pending:
             raw, self._pending = self._pending.split(b"\n", 1)
             line = raw.decode(errors="replace").strip()
+            if line in ("claim", "wait"):  # the answer to the claim question (on_claim_offer)
+                (link.claim_now if line == "claim" else link.claim_wait)()
+                continue
             if line == "q":
                 getattr(link, "resign_and_leave", link.leave)("you left the game")
                 return False
@@ -233,6 +236,20 @@ class AppDriver:
 
     def on_notice(self, text: str) -> None:
         """A sentence from the transport."""
+        self._post(self.app.net_notice, Text(shown(text, 300), style="cyan"))
+
+    def on_claim_offer(self, question: ClaimQuestion, link: GameLink) -> bool:
+        """The floor holder's clock ran out: ask the person (c claims, w waits; the link claims
+        by itself when nobody answers within one more clock period). True (claim at once)
+        only when there is no screen to ask on any more."""
+        if not self.app.is_running:
+            return True
+        self._post(self.app.net_claim, Text(shown(question.text(), 400), style="bold yellow"))
+        return False
+
+    def on_claim_closed(self, text: str, link: GameLink) -> None:
+        """The question is gone (the late seat answered, or nobody answered and we claimed)."""
+        self._post(self.app.net_claim, None)
         self._post(self.app.net_notice, Text(shown(text, 300), style="cyan"))
 
 
@@ -361,6 +378,11 @@ class NetTable(Table):
             "waiting for every seat to open its seed and sign the result…", style="yellow"
         )
         return Ending(deal=self.snap.deal, verdict=verdict, log_path=self.snap.log_path)
+
+    def answer_claim(self, claim: bool) -> None:
+        """c or w to the claim question: the loop calls the link's claim_now or claim_wait."""
+        super().answer_claim(claim)
+        self.driver.send("claim" if claim else "wait")
 
     def close(self) -> None:
         self.driver.send("q")
