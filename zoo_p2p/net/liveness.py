@@ -174,6 +174,8 @@ class Liveness:
             self.claim()
             return
         self._asked = (question.seat, now + allowed, True)
+        if self.session is not None:  # the question says whose votes the claim lacks now
+            self._votes_told = tuple(self.session.votes_missing())
 
     def _claim_question(self, now: float) -> ClaimQuestion | None:
         s = self.session
