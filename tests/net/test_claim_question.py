@@ -72,8 +72,8 @@ def stdin() -> Iterator[int]:
     os.close(w)
 
 
-def _stalled() -> tuple[LocalGame, random.Random]:
-    game, rng = _game(3, "question")
+def _stalled(n: int = 3) -> tuple[LocalGame, random.Random]:
+    game, rng = _game(n, "question")
     play_until(game, rng, lambda f: f.kind == Kind.MOVE and f.seat == 2)
     return game, rng
 
@@ -165,3 +165,35 @@ def test_the_question_says_whose_votes_the_pending_claim_lacks(stdin: int) -> No
         in out.getvalue()
     )
     assert not link.session.voted  # waiting withholds only our vote: no claim without it
+
+
+def test_whose_votes_a_pending_claim_lacks_is_told_as_votes_come(stdin: int) -> None:
+    link, driver, out = _person(stdin)
+    link._liveness_tick(1000.0 + MOVE_TIME)
+    driver.on_line("w", link)  # we wait; seat 2 (Green) does not
+    link._liveness_tick(1000.0 + MOVE_TIME + 1)
+    assert link.session.add_vote(link.game.sessions[1].vote_claim())
+    link._liveness_tick(1000.0 + MOVE_TIME + 2)
+    said = (
+        "seat 2 (Green) voted to claim the game from seat 3 (Red); "
+        "the claim still lacks the votes of you"
+    )
+    assert out.getvalue().count(said) == 1
+    link._liveness_tick(1000.0 + MOVE_TIME + 3)
+    assert out.getvalue().count(said) == 1  # told once, when it changed
+    # and as a voter in a 4-seat game: we claimed at once (a bot); seat 2's vote comes, seat 4's
+    # is still missing
+    bot = _Bot()
+    voter = _Link(_stalled(4)[0], bot)
+    voter._liveness_tick(1000.0)
+    voter._liveness_tick(1000.0 + MOVE_TIME)
+    assert voter.session.voted and voter.session.votes_missing() == [1, 3]
+    voter._liveness_tick(1000.0 + MOVE_TIME + 1)
+    assert len(bot.notices) == 1  # the claim notice; nothing new to tell
+    assert voter.session.add_vote(voter.game.sessions[1].vote_claim())
+    voter._liveness_tick(1000.0 + MOVE_TIME + 2)
+    assert bot.notices[1:] == [
+        f"seat 2 ({voter.session.seats[1].team.label}) voted to claim the game from seat 3 "
+        f"({voter.session.seats[2].team.label}); the claim still lacks the votes of seat 4 "
+        f"({voter.session.seats[3].team.label})"
+    ]

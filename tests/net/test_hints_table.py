@@ -28,7 +28,7 @@ from zoo_p2p.text import HINTS_ALLOWED
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 HINT_LINE = re.compile(r"the expert would play (\S+) . win chance (\d+) %")
-OFF = "hints are off in networked games: every seat would have to agree in the genesis"
+OFF = "hints are off at this table: its host did not allow them (zoo host --hints)"
 
 
 class _Notes(NullDriver):

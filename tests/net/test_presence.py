@@ -39,7 +39,7 @@ def test_lost_back_and_left_are_shown_on_the_host_and_the_other_joiner(procs: Pr
     # connected", after some other seat's hiccup under load, is not it)
     wait_for(lambda: "everyone is connected" in procs.text("host").rpartition(lost)[2], 15, "back")
     staller.send_signal(signal.SIGINT)
-    wait_for(lambda: said("host", "staller (seat 3) left"), 15, "the host: left")
+    wait_for(lambda: said("host", "staller, seat 3 (Green), left"), 15, "the host: left")
     wait_for(lambda: said("host", "staller (Green) has left"), 15, "the host: has left")
     wait_for(lambda: said("watcher", "staller (Green) has left"), 15, "the watcher: has left")
     assert "Traceback" not in procs.text("host") + procs.text("watcher")
@@ -92,7 +92,8 @@ def test_a_leave_on_a_link_the_host_had_dropped_still_says_left(procs: Procs) ->
         first.close(linger=0)
         second = link()
         second.send(wire.pack("leave", reason="back and gone"))
-        wait_for(lambda: "raw (seat 2) left: back and gone" in procs.text("host"), 15, "left")
+        said = "raw, seat 2 (Blue), left: back and gone"
+        wait_for(lambda: said in procs.text("host"), 15, "left")
         assert second.poll(5000), "the host did not answer the leave"  # bounded
         assert wire.unpack(second.recv())["t"] == "farewell"
     finally:
@@ -138,7 +139,7 @@ def test_a_joiner_interrupted_while_its_link_reconnects_is_shown_left(procs: Pro
         mend.start()
         mend.join(5)
         assert procs.wait(leaver, "leaver", 15) == 130, procs.text("leaver")
-        wait_for(lambda: "leaver (seat 3) left" in procs.text("host"), 15, "the host: left")
+        wait_for(lambda: "leaver, seat 3 (Green), left" in procs.text("host"), 15, "the host: left")
         wait_for(lambda: "leaver (Green) has left" in procs.text("watcher"), 15, "watcher: left")
     finally:
         relay.close()

@@ -50,7 +50,7 @@ HELP = (
     "'?' lists your legal moves, 'x' asks the expert (where hints are allowed), "
     "'b' shows the board and the legend, 'q' leaves."
 )
-PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
+PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
 QUIT_WORDS = ("q", "quit", "exit")
 CLAIM_PROMPT = "claim the game now (c), or wait (w)? "
 CLAIM_WORDS = ("c", "claim")
@@ -160,7 +160,7 @@ class ConsoleDriver:
                 str(i + 1),
                 Text(shown(name, 40)),
                 Text(shown(fp, 40)),
-                Text(TEAMS[team % 4], style=TEAMS[team % 4]),
+                Text(TEAMS[team % 4].capitalize(), style=TEAMS[team % 4]),
             )
         self.console.print(t)
 
@@ -276,6 +276,12 @@ class PlainDriver(ConsoleDriver):
             self.at_prompt = False
         self.con.print(*parts)
 
+    def end_prompt(self) -> None:
+        """The run is over: what follows (the closing lines) starts on a line of its own."""
+        if self.at_prompt:
+            self.con.print()
+            self.at_prompt = False
+
     def say(self, *parts: str | Text) -> None:
         """A message from the transport: on its own line, then the prompt again if it was up."""
         was_up = self.at_prompt
@@ -313,9 +319,14 @@ class PlainDriver(ConsoleDriver):
         self.shown_moves = len(s.state.history)
         self.out(Text(f"You are {seat_name(s, s.seat)}. {HELP}", style="bold"))
         self.out(render_board(s.state, self.names(s), me=s.seat, legend=True))
-        self.out(
-            Text.assemble("first to move: ", seat_label(s.state, s.state.to_move, self.names(s)))
-        )
+        who = seat_label(s.state, s.state.to_move, self.names(s))
+        played = len(s.state.history)
+        if played:  # resumed (or a rematch's catch-up): the first mover is long past
+            self.out(
+                Text.assemble(f"{played} move{'' if played == 1 else 's'} played; to move: ", who)
+            )
+        else:
+            self.out(Text.assemble("first to move: ", who))
 
     def on_events(self, events: list[Event], link: GameLink) -> None:
         """Narrate new moves and reveals, redraw, and end with the breakdown."""

@@ -183,6 +183,9 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     """Say how the run ended, the scores, where the log is, and what the audit says; return
     the exit code (0 finished and sound, 130 interrupted, else 1)."""
     interrupted = outcome.reason == "interrupted"
+    end_prompt = getattr(getattr(link, "driver", None), "end_prompt", None)
+    if callable(end_prompt):  # --plain: the cursor may sit after the move prompt
+        end_prompt()
     if getattr(link, "leave_heard", None) is False:  # we said leave; the host never answered
         console.print(
             Text(
@@ -209,7 +212,7 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     if s.ending is not None:  # claimed, never started or resigned (PROTOCOL.md §10)
         console.print(Text(s.outcome().describe(s.seats), style="bold"))
     lan.say_links(console, link)
-    console.print(Text(f"log saved: {path}", style="bold"))
+    console.print(Text(f"log saved: {path}", style="bold"), soft_wrap=True)  # one line to copy
     if ok:
         verdict = "ok: every signature, link, move, reveal and seed checks out"
     head, _, rest = verdict.partition(":")
@@ -220,7 +223,9 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
         and not getattr(link, "resigned_self", False)
         and not outcome.never_started  # a seat never took its place: nothing to continue
     ):
-        console.print(Text(f"to continue this game: zoo resume {path}", style="bold"))
+        console.print(
+            Text(f"to continue this game: zoo resume {path}", style="bold"), soft_wrap=True
+        )
     if interrupted:
         return 130
     return 0 if outcome.finished and ok else 1

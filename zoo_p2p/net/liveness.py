@@ -86,6 +86,7 @@ class Liveness:
         # the person was asked about the current stall: (late seat, until when, asking now —
         # else waiting as the person chose); at `until` we claim, or ask again after a wait
         self._asked: tuple[int, float | None, bool] | None = None
+        self._votes_told: tuple[int, ...] | None = None  # votes a pending claim lacked, as told
         self._my_vote: Vote | None = None
         self._vote_sent = 0.0
         self._told_ending = False
@@ -145,8 +146,10 @@ class Liveness:
         if self._clock_len != len(s):
             self._clock_len, self._clock_start, self._offered = len(s), now, False
             self._question_gone(s)
+            self._votes_told = None
             return
         if s.voted:
+            self._tell_votes(s)
             if self._my_vote is not None and now - self._vote_sent >= VOTE_RESEND:
                 self._send_vote(self._my_vote, now)
             return
@@ -158,6 +161,7 @@ class Liveness:
                 self._never_started(f.seat, allowed)
             return
         if self._asked is not None:
+            self._tell_votes(s)
             self._question_tick(now, allowed)
             return
         if self._offered or not s.can_claim() or now - self._clock_start < allowed:
@@ -179,6 +183,8 @@ class Liveness:
             self.claim()
             return
         self._asked = (question.seat, now + allowed, True)
+        if self.session is not None:  # the question says whose votes the claim lacks now
+            self._votes_told = tuple(self.session.votes_missing())
 
     def _claim_question(self, now: float) -> ClaimQuestion | None:
         s = self.session
@@ -218,6 +224,27 @@ class Liveness:
         self._asked = None
         self._claim_closed("no answer: claiming the game for you")
         self.claim()
+
+    def _tell_votes(self, s: Session) -> None:
+        """While a claim is pending (we voted, or our person is asked or waits): say whose votes
+        it still lacks whenever that changes (the claim notice or the question said it first)."""
+        missing = tuple(s.votes_missing())
+        if self._votes_told is None or missing == self._votes_told or s.floor is None:
+            self._votes_told = missing
+            return
+        came = [i for i in self._votes_told if i not in missing]
+        self._votes_told = missing
+        if not missing or not came:
+            return  # complete (the claim entry follows), or a stale vote dropped
+
+        def word(i: int) -> str:
+            return "you" if i == s.seat else seat_word(i, s.seats[i].team.label)
+
+        late = seat_word(s.floor.seat, s.seats[s.floor.seat].team.label)
+        self.driver.on_notice(
+            f"{', '.join(map(word, came))} voted to claim the game from {late}; the claim still "
+            f"lacks the votes of {', '.join(map(word, missing))}"
+        )
 
     def _question_gone(self, s: Session) -> None:
         """The log grew while the person was asked or waited: the question goes away."""

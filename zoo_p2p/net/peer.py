@@ -1111,7 +1111,7 @@ class Host(Link):
         if seat not in self._left:
             self._left.add(seat)
             why = f": {shown(reason)}" if reason else ""
-            self.driver.on_notice(f"{shown(self._name(seat))} (seat {seat + 1}) left{why}")
+            self.driver.on_notice(f"{self._who(seat)} left{why}")
             self._presence(time.monotonic(), force=True)
 
     def _welcome(self, rid: bytes, curve: bytes, seat: int | None) -> None:
@@ -1126,6 +1126,12 @@ class Host(Link):
 
     def _name(self, seat: int) -> str:
         return self.lobby[seat].name if seat < len(self.lobby) else f"seat {seat}"
+
+    def _who(self, seat: int) -> str:
+        """`player, seat 2 (Blue)`: the seat's name (shown) and how people read the seat."""
+        s = self.session
+        team = s.seats[seat].team.label if s is not None and seat < len(s.seats) else None
+        return f"{shown(self._name(seat), 40)}, {seat_word(seat, team)},"
 
     def _drop(self, rid: bytes) -> None:
         conn = self.conns.pop(rid, None)
@@ -1207,7 +1213,7 @@ class Host(Link):
         self._seat_seen[seat] = now
         if seat in self._left:
             self._left.discard(seat)
-            self.driver.on_notice(f"{shown(self._name(seat))} (seat {seat + 1}) is back")
+            self.driver.on_notice(f"{self._who(seat)} is back")
         self._welcome(rid, curve, seat)
         if self.session is None:
             self._broadcast(self._lobby_msg())

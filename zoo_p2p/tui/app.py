@@ -117,11 +117,14 @@ class ZooApp(App[int]):
         self.exit(self.net_code if self.net_code is not None else 0)
 
     def action_interrupt(self) -> None:
-        """Ctrl-C: leave at once with exit code 130."""
+        """Ctrl-C: leave at once with exit code 130. In a network game that is a plain leave,
+        as Ctrl-C in ``--plain`` is: the log can be resumed; only a confirmed ``q`` resigns."""
+        if self.net_driver is not None:
+            from zoo_p2p.tui.net import INTERRUPT
+
+            self.net_driver.send(INTERRUPT)  # before the table's own "q", which would resign
         if self.table is not None:
             self.table.close()
-        if self.net_driver is not None:
-            self.net_driver.send("q")
         self.exit(130)
 
     # ------------------------------------------------------------------ network games
@@ -256,7 +259,10 @@ class ZooApp(App[int]):
                 self.table.ui.refresh_table()
 
     def net_notice(self, text: Text) -> None:
-        """A message from the link or the runner."""
+        """A message from the link or the runner (once: the same words again in a row, as a
+        transport notice and its log record say them, are not repeated)."""
+        if self.pending_notes and self.pending_notes[-1].plain == text.plain:
+            return
         self.pending_notes.append(text)
         if self.table is not None and self.table.ui is not None:
             self.table.ui.notice(text)

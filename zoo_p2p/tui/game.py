@@ -53,9 +53,11 @@ def seats_text(
     notes: list[str] | None = None,
     awaiting: str | None = None,
     links: list[str] | None = None,
+    you: int | None = None,
 ) -> Text:
-    """Every seat: turn mark, name, presence, how we hear it (a network game's direct links),
-    clock, score; hand and Zoo pile; captures."""
+    """Every seat: turn mark, name (`you`: this terminal's seat, marked unless its name says
+    so), presence, how we hear it (a network game's direct links), clock, score; hand and Zoo
+    pile; captures."""
     out = Text()
     scores = st.scores()
     over = st.is_terminal()
@@ -65,6 +67,8 @@ def seats_text(
         mark = g.turn if (not over and seat == st.to_move) else " "
         out.append(f"{mark} ", style="bold")
         out.append_text(seat_text(st, seat, names))
+        if seat == you and names[seat] != "you":
+            out.append(" (you)", style="bold")
         if presence is not None and seat < len(presence):  # a rematch may not have it yet
             up = presence[seat]
             out.append(f" {g.online if up else g.offline}", style="green" if up else "red")
@@ -171,7 +175,7 @@ class GameScreen(Screen[None]):
         self.table.ui = self
         self.redraw()
         if self.messages:  # notices that came before the screen was mounted
-            self.query_one("#messages", Static).update(Text("\n").join(self.messages))
+            self.show_messages()
         self.table.start()
         self.set_interval(1.0, self._tick)
 
@@ -212,7 +216,26 @@ class GameScreen(Screen[None]):
         self.messages.append(text if isinstance(text, Text) else Text(text))
         self.messages = self.messages[-2:]
         if self.panels:
-            self.query_one("#messages", Static).update(Text("\n").join(self.messages))
+            self.show_messages()
+
+    def show_messages(self) -> None:
+        """The newest messages that fit the two message lines, the newest always: a long one
+        (an illegal move's reason) wraps onto both lines instead of pushing the newest (the
+        answer to `?`) out of sight."""
+        width = max(20, self.app.size.width - 2)  # the line's padding: one column each side
+        kept: list[Text] = []
+        lines = 0
+        for msg in reversed(self.messages):
+            n = max(1, len(msg.wrap(self.app.console, width)))
+            if kept and lines + n > 2:
+                break
+            kept.insert(0, msg)
+            lines += n
+        self.query_one("#messages", Static).update(Text("\n").join(kept))
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.panels:
+            self.show_messages()
 
     def background(self, work_fn: Callable[[], T], done: Callable[[T], None]) -> None:
         """Run ``work_fn`` in a worker thread and hand its result to ``done`` on this thread."""
@@ -391,6 +414,7 @@ class GameScreen(Screen[None]):
             notes=t.seat_notes,
             awaiting=t.awaiting,
             links=t.seat_links,
+            you=t.you(),
         )
         if t.question is not None:  # the claim question, until it is answered or gone
             out.append("\n")

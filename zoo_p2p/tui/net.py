@@ -27,6 +27,9 @@ from zoo_p2p.rules import Move, State, parse_move
 from zoo_p2p.text import seat_word, shown
 from zoo_p2p.tui.table import DealView, Ending, Table
 
+INTERRUPT = "\x03"
+"""The line the app hands the loop for Ctrl-C (never a move, never typed: Input drops it)."""
+
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
@@ -162,6 +165,9 @@ class AppDriver:
         while b"\n" in self._pending:
             raw, self._pending = self._pending.split(b"\n", 1)
             line = raw.decode(errors="replace").strip()
+            if line == INTERRUPT:  # Ctrl-C: stop as --plain does, resumable, no resignation
+                link.leave("interrupted")
+                return False
             if line in ("claim", "wait"):  # the answer to the claim question (on_claim_offer)
                 (link.claim_now if line == "claim" else link.claim_wait)()
                 continue
