@@ -3,7 +3,13 @@ resignations on the wire. Mixed into `peer.Link`; the session decides what is va
 
 Wire messages (TRANSPORT.md): `claim {vote}` carries one vote (msgpack `[claimed, at, seat, sig]`),
 `resign {r, key}` one resignation statement and, to the host only, the stand-in's private key.
-The host relays both to every other seat; joiners send theirs to the host.
+The host relays both to every other seat; joiners send theirs to the host. Both also travel on
+the direct links (mesh messages `vote {v}`, `resign {r}`, TRANSPORT.md §10.3), so a host that
+drops them cannot keep a stalled game from ending or hide a resignation: the voter publishes its
+vote with every re-send, the resigner its statement, and every peer publishes a resignation it
+accepts once more. The stand-in's private key goes to the host only, never on the mesh: whoever
+holds it can sign for the seat, and one holder (the host, which runs the stand-in) means one
+signer, so no fork and no second stand-in.
 """
 
 from __future__ import annotations
@@ -95,7 +101,10 @@ class Liveness:
         # own log says how the game ended), or at this monotonic time: (reason, until)
         self._leave_sealed: tuple[str, float] | None = None
         self.stand_in_keys: dict[int, bytes] = {}  # host: seat -> stand-in private key (raw)
-        self._stand_ins_started: set[int] = set()
+        self._stand_ins_started: set[int] = set()  # resignations in the log we acted on
+        self._stand_ins_run: set[int] = set()  # host: seats whose stand-in we started
+        self._votes_held: dict[int, bytes] = {}  # seat -> its vote that the session accepted
+        self._resigns_held: set[bytes] = set()  # resignation statements the session accepted
         self.stand_in_key: Ed25519PrivateKey | None = None  # we are a stand-in with this key
         # host: starts the bot of a resigned seat: (seat, private key raw, link); else the
         # driver's `on_stand_in` if it has one
@@ -188,6 +197,8 @@ class Liveness:
             self.claim()
             return
         self._asked = (question.seat, now + allowed, True)
+        if self.session is not None:  # the question says whose votes the claim lacks now
+            self._votes_told = tuple(self.session.votes_missing())
 
     def _claim_question(self, now: float) -> ClaimQuestion | None:
         s = self.session
@@ -349,15 +360,21 @@ class Liveness:
         self._vote_sent = now
         data = vote.to_bytes()
         self._liveness_out(wire.pack("claim", vote=data), None)
-        mesh: Mesh | None = getattr(self, "mesh", None)
-        if mesh is not None:  # and on the direct links: a claim must not need the host
-            from zoo_p2p.net.mesh import pack as mesh_pack
+        self._mesh_statement("vote", data)  # and on the direct links: a claim needs no host
 
-            mesh.publish(mesh_pack("vote", v=data))
+    def _mesh_statement(self, kind: str, data: bytes) -> None:
+        mesh: Mesh | None = getattr(self, "mesh", None)
+        if mesh is not None:
+            mesh.publish_statement(kind, data)
 
     def mesh_vote(self, seat: int, data: bytes) -> None:
-        """A claim vote that came on a direct link (zoo_p2p.net.mesh)."""
+        """A claim vote that came on a direct link (zoo_p2p.net.mesh): only the voter's own."""
         self._on_vote(seat, data)
+
+    def mesh_resign(self, seat: int, data: bytes) -> None:
+        """A resignation statement that came on a direct link: the resigner's own or one that
+        another peer passes on (its signature says whose it is); never with a key."""
+        self._on_resign(None, data, b"")
 
     def _on_vote(self, seat: int | None, data: bytes) -> None:
         """A claim vote from a peer (the host relays it on if it holds)."""
@@ -371,11 +388,20 @@ class Liveness:
             self.dropped += 1
             log.warning("dropped a claim vote relayed for another seat")
             return
-        if not s.add_vote(vote):
-            log.info("a claim vote about entry %d is not about our head (%d)", vote.at, len(s))
-            return
+        held = (
+            self._votes_held.get(vote.seat) == data
+            and vote.at == len(s)
+            and vote.seat not in s.votes_missing()
+        )
+        if not held:  # the same vote again (a re-send, or the other path): checked already
+            if not s.add_vote(vote):
+                log.info("a claim vote about entry %d is not about our head (%d)", vote.at, len(s))
+                return
+            self._votes_held[vote.seat] = data
+        # relayed again even when held: a seat one entry behind dropped the earlier copy
         self._liveness_out(wire.pack("claim", vote=data), vote.seat)
-        self._advance(len(s))
+        if not held:
+            self._advance(len(s))
 
     def _release_if_moved_on(self, start: int, entries: list[bytes]) -> None:
         """While our vote binds us, entries beyond the floor holder's answer show that some seat
@@ -448,13 +474,15 @@ class Liveness:
         if s is None:
             return
         for seat in s.resigned:
-            if seat in self._stand_ins_started:
-                continue
-            self._stand_ins_started.add(seat)
-            self._on_resigned(seat, s.seat_key(seat))
+            if seat not in self._stand_ins_started:
+                self._stand_ins_started.add(seat)
+                self._on_resigned(seat, s.seat_key(seat))
             key = self.stand_in_keys.get(seat)
+            if key is None or seat in self._stand_ins_run:
+                continue  # (the key may come after the entry: the statement travels two ways)
             start = self.stand_in_starter or getattr(self.driver, "on_stand_in", None)
-            if key is not None and start is not None:
+            self._stand_ins_run.add(seat)
+            if start is not None:
                 start(seat, key, self)
         if self.stand_in_key is not None and s.seat is None and s.resigned:
             try:
@@ -471,7 +499,9 @@ class Liveness:
         if s is None:
             raise LocalProtocolError("no game to resign from")
         r = s.resign(stand_in)
-        self._liveness_out(wire.pack("resign", r=r.to_bytes(), key=stand_in_private), None)
+        data = r.to_bytes()
+        self._liveness_out(wire.pack("resign", r=data, key=stand_in_private), None)
+        self._mesh_statement("resign", data)  # the statement only: the key goes to the host
         return r
 
     def _on_resign(self, seat: int | None, data: bytes, key: bytes) -> None:
@@ -481,15 +511,46 @@ class Liveness:
         r = self._from_peer("a resignation", parse_resignation, data)
         if r is None:
             return
-        if (seat is not None and r.seat != seat) or not s.add_resignation(r):
+        if seat is not None and r.seat != seat:
+            self.dropped += 1
+            log.warning("dropped a resignation relayed for another seat")
+            return
+        if data in self._resigns_held or r.seat in s.resigned:
+            # the same statement by the other path (host link, direct links), or one already in
+            # the log: nothing to check again; from the resigner's own link it still brings the
+            # stand-in's key (kept only if the log names that key, see _keep_stand_in_key)
+            if seat is not None and r.seat in s.resigned:
+                self._keep_stand_in_key(r, key, s.seat_key(r.seat))
+            elif seat is not None and r.new_key is not None:
+                self._keep_stand_in_key(r, key, r.new_key)
+            return
+        if not s.add_resignation(r):
             self.dropped += 1
             log.warning("dropped a resignation that does not verify")
             return
+        if len(self._resigns_held) < 16:  # each seat resigns once; a few spare for garbage
+            self._resigns_held.add(data)
         who = seat_word(r.seat, s.seats[r.seat].team.label)
         self.driver.on_notice(
             f"{who} resigned" + ("; a bot plays on in its seat" if r.new_key is not None else "")
         )
-        if key and len(key) == 32:
-            self.stand_in_keys[r.seat] = key
+        if seat is not None and r.new_key is not None:  # from the resigner's own link (host)
+            self._keep_stand_in_key(r, key, r.new_key)
         self._liveness_out(wire.pack("resign", r=data, key=b""), r.seat)
+        self._mesh_statement("resign", data)  # passed on once: the resigner may be gone
         self._advance(len(s))
+
+    def _keep_stand_in_key(self, r: Resignation, key: bytes, named: bytes) -> None:
+        """Host: keep the stand-in's private key that came with `r` on the resigner's own link,
+        if its public half is `named` (the key the accepted resignation, or the log, names)."""
+        if not key or len(key) != 32 or r.seat in self.stand_in_keys:
+            return
+        try:
+            pub = public_key_bytes(Ed25519PrivateKey.from_private_bytes(key))
+        except ValueError:
+            pub = b""
+        if pub != named or r.new_key != named:
+            self.dropped += 1
+            log.warning("dropped a stand-in key that the resignation does not name")
+            return
+        self.stand_in_keys[r.seat] = key
