@@ -132,6 +132,8 @@ class ConsoleDriver:
     def __init__(self, console: Console | None) -> None:
         self.console = console
         self._states: list[str] | None = None  # seat presence as last shown (on_seats)
+        self.shown_notices: list[str] = []  # the last notices printed (the closing lines
+        # do not print an ending again that a notice already showed on this console)
 
     def fds(self) -> list[int]:
         """No file descriptors by default."""
@@ -209,6 +211,8 @@ class ConsoleDriver:
     def on_notice(self, text: str) -> None:
         """Print a notice."""
         self.say(Text(shown(text, 500), style="cyan"))
+        if self.console is not None:
+            self.shown_notices = [*self.shown_notices[-19:], text]
 
 
 MAX_LINE = 1024  # characters in one typed line; a longer one is dropped with a message

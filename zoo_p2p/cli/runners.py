@@ -209,8 +209,10 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     scores = score_line(s)
     if scores is not None:
         console.print(scores)
-    if s.ending is not None:  # claimed, never started or resigned (PROTOCOL.md §10)
-        console.print(Text(s.outcome().describe(s.seats), style="bold"))
+    ending = s.outcome().describe(s.seats) if s.ending is not None else None
+    said = getattr(getattr(link, "driver", None), "shown_notices", ())
+    if ending is not None and ending not in said:  # claimed, never started or resigned (§10);
+        console.print(Text(ending, style="bold"))  # unless a notice just printed it here
     lan.say_links(console, link)
     console.print(Text(f"log saved: {path}", style="bold"), soft_wrap=True)  # one line to copy
     if ok:
