@@ -366,7 +366,8 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
                 keep_keys=True,
             )
             watch_bots(host, procs, bots_dir, console)
-        console.print(f"waiting for {plan.players - 1} player(s) to join…")
+        others = plan.players - 1
+        console.print(f"waiting for {others} player{'' if others == 1 else 's'} to join…")
         host.start_if_ready()
         outcome = host.run()
     finally:
