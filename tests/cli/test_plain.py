@@ -264,3 +264,20 @@ def test_after_a_resignation_ended_the_game_a_link_going_away_is_not_news() -> N
     link2.session.ending = object()  # type: ignore[attr-defined]  # resigned: the game is over
     d2.on_seats(lost, link2)  # type: ignore[arg-type]
     assert "lost the connection" not in out2.getvalue()
+
+
+def test_zoo_play_names_your_seat_not_you_are_you() -> None:
+    """`zoo play` names the person's seat "you": the line mode said "You are you (Yellow)."."""
+    out = io.StringIO()
+    seats = [
+        SeatInfo("you", bytes(32), Team.YELLOW),
+        SeatInfo("greedy bot 1", bytes(32), Team.BLUE),
+    ]
+    link = FakeLink(FakeSession(_game().public(), seats=seats))
+    PlainDriver(Console(file=out, width=200, no_color=True), stdin_fd=0).on_started(link)  # type: ignore[arg-type]
+    assert "You are seat 1 (Yellow)." in out.getvalue() and "You are you" not in out.getvalue()
+    out2 = io.StringIO()
+    seats[0] = SeatInfo("ann", bytes(32), Team.YELLOW)
+    link2 = FakeLink(FakeSession(_game().public(), seats=seats))
+    PlainDriver(Console(file=out2, width=200, no_color=True), stdin_fd=0).on_started(link2)  # type: ignore[arg-type]
+    assert "You are ann (Yellow)." in out2.getvalue()

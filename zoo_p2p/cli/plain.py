@@ -32,7 +32,7 @@ from zoo_p2p.errors import IllegalMoveError, LocalProtocolError, NotationError
 from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Move, State, parse_move
-from zoo_p2p.text import shown
+from zoo_p2p.text import seat_word, shown
 
 TEAMS = ("yellow", "blue", "green", "red")
 
@@ -323,7 +323,10 @@ class PlainDriver(ConsoleDriver):
         self.agreed = s.genesis.hints
         self.shadow = s.state.clone()
         self.shown_moves = len(s.state.history)
-        self.out(Text(f"You are {seat_name(s, s.seat)}. {HELP}", style="bold"))
+        me = seat_name(s, s.seat)
+        if s.seat is not None and s.seats[s.seat].name == "you":  # zoo play: not "You are you"
+            me = seat_word(s.seat, s.seats[s.seat].team.label)
+        self.out(Text(f"You are {me}. {HELP}", style="bold"))
         self.out(render_board(s.state, self.names(s), me=s.seat, legend=True))
         who = seat_label(s.state, s.state.to_move, self.names(s))
         played = len(s.state.history)

@@ -324,9 +324,11 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         fingerprint=fingerprint,
         address=where.advertise[0],
     )
-    console.print(
-        Text(f"you are {shown(plan.name, 40)} — fingerprint {fingerprint(raw_public(key))}")
-    )
+    fp = fingerprint(raw_public(key))
+    if plan.name == "you":  # zoo play: not "you are you"
+        console.print(Text(f"your fingerprint: {fp}"))
+    else:
+        console.print(Text(f"you are {shown(plan.name, 40)} — fingerprint {fp}"))
     reach = lan.set_up_host(
         console,
         host,
