@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import replace
 
 from tests.tui.conftest import local_table
 from zoo_p2p.tui.app import ZooApp
@@ -25,7 +26,7 @@ def _screens() -> tuple[str, str]:
             # seat 1 (us) waits for the other seat's move, 300 s on its clock
             snap = Snapshot(st, ["host", "me"], 1 - st.to_move, False, None, None, "/x")
             snap = Snapshot(**{**snap.__dict__, "floor": (st.to_move, "move", 5), "allowed": 300})
-            table = NetTable(driver, snap)
+            table = NetTable(driver, replace(snap, links=("host link", "")))
             table.presence = [True, True]
             table.awaiting = "waiting for host (Yellow): a move"
             app.table = table
@@ -53,3 +54,4 @@ def test_a_closed_link_stops_the_clock_and_the_waiting() -> None:
     top = after.splitlines()[0]
     assert "the game link has closed" in top and "waiting for" not in top
     assert not clock.search(after) and "waiting for host" not in after
+    assert "host link" in before and "host link" not in after  # no link words either

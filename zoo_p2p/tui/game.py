@@ -420,7 +420,7 @@ class GameScreen(Screen[None]):
             None if closed else t.clocks,
             notes=t.seat_notes,
             awaiting=None if closed else t.awaiting,
-            links=t.seat_links,
+            links=None if closed else t.seat_links,
             you=t.you(),
         )
         if t.question is not None:  # the claim question, until it is answered or gone
