@@ -310,7 +310,9 @@ def replay_command(
     try:
         rp = load_replay(path)
     except LogError as exc:
-        _red(console, f"cannot replay {shown(str(path))}: {shown(str(exc))}")
+        why = shown(str(exc))
+        where = shown(str(path))  # said once: most reasons already name the file
+        _red(console, why if where in why else f"cannot replay {where}: {why}")
         raise typer.Exit(1) from None
     if rp.torn:
         console.print(Text(shown(rp.torn), style="yellow"))
