@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from zoo_p2p.bots.base import public_position
 from zoo_p2p.bots.hard import policy_playout
-from zoo_p2p.bots.policy import public_odds, scored_moves
+from zoo_p2p.bots.policy import noisy_best, public_odds, scored_moves
 from zoo_p2p.rules import Move, Oracle, Send, State, Variant
 from zoo_p2p.rules.board import N_SQUARES, NEIGHBOURS
 from zoo_p2p.rules.state import CHAR, EMPTY, MUTANT, UNKNOWN
@@ -470,13 +470,7 @@ def _mean_field_playout(
     plies = 0
     top, _under = state.square_codes()
     while plies < limit and not state.is_terminal():
-        best_m: Move | None = None
-        best_s = -1e9
-        for s, m in scored_moves(state, odds):
-            s += rand() * noise
-            if s > best_s:
-                best_s = s
-                best_m = m
+        best_m = noisy_best(state, odds, rand, noise)
         assert best_m is not None
         t = top[best_m.to]
         if 0 <= t < 4 and odds[t]:
