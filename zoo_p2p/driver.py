@@ -25,6 +25,13 @@ relays the other peers' entries.
   (connected, lost for N s, left), on every change and once a second while a seat is lost;
   `link.awaited()` then says what the game waits for and from whom.
 - `on_notice(text)`: one sentence from the transport (a peer joined, the host is not answering…).
+- `on_claim_offer(question, link) -> bool` (optional): the floor holder's clock ran out
+  (PROTOCOL.md §10). True: sign our claim vote now (a driver without the method does, so bots
+  claim at once). False: the driver asks the person (`question.text()`), who answers with
+  `link.claim_now()` or `link.claim_wait()` (one more clock period, then the question comes
+  again); with no answer within one more clock period the link claims by itself.
+- `on_claim_closed(text, link)` (optional): the question is gone (the late seat answered, or
+  nobody answered and the link claimed); `text` says why.
 
 **Input.** `fds()` lists file descriptors the loop should poll for the driver (the terminal's
 stdin for the plain mode); when one is readable the loop calls `on_fd(fd, link)`, which reads it
@@ -51,7 +58,15 @@ if TYPE_CHECKING:
     from zoo_p2p.protocol.session import Session
     from zoo_p2p.rules import Move
 
-__all__ = ["Driver", "GameLink", "LobbyRow", "NullDriver", "Outcome", "SeatPresence"]
+__all__ = [
+    "ClaimQuestion",
+    "Driver",
+    "GameLink",
+    "LobbyRow",
+    "NullDriver",
+    "Outcome",
+    "SeatPresence",
+]
 
 log = logging.getLogger("zoo_p2p.driver")
 
@@ -61,11 +76,14 @@ LobbyRow = tuple[str, str, int]
 
 @dataclass
 class Outcome:
-    """How a peer's run ended: `finished` (the game reached its signed end), why, entries held."""
+    """How a peer's run ended: `finished` (the game reached its signed end), why, entries held;
+    `never_started`: we stopped because a seat that signed nothing let its first commit's clock run
+    out or left (PROTOCOL.md §3.2): no result, and nothing to resume."""
 
     finished: bool
     reason: str
     entries: int
+    never_started: bool = False
 
 
 @dataclass(frozen=True)
@@ -75,6 +93,32 @@ class SeatPresence:
 
     state: str
     lost_for: int = 0
+
+
+@dataclass(frozen=True)
+class ClaimQuestion:
+    """The question a person's front end asks when the floor holder's clock ran out: claim the
+    game now, or wait. Every string is ours (seat words, never a peer's name)."""
+
+    seat: int  # the late seat (0-based)
+    who: str  # its seat word: "seat 3 (Red)"
+    what: str  # what it owes: "its move", "its reveal"…
+    waited: int  # whole seconds it has held the floor
+    voted: tuple[str, ...] = ()  # seat words of the seats that already voted to claim
+    missing: tuple[str, ...] = ()  # seat words whose vote the claim still lacks ("you" first)
+
+    def text(self) -> str:
+        """The whole question, with the pending claim's votes when another seat voted."""
+        q = (
+            f"{self.who} has not answered for {self.waited} s ({self.what}): "
+            "claim the game now (c), or wait (w)?"
+        )
+        if self.voted:
+            q += (
+                f" {', '.join(self.voted)} voted to claim; the claim still lacks the votes of "
+                + ", ".join(self.missing)
+            )
+        return q
 
 
 class GameLink(Protocol):
@@ -109,6 +153,14 @@ class GameLink(Protocol):
 
     def awaited(self) -> list[tuple[int, str]]:
         """What the game waits for, from whom: [(seat index, "a move" | "a reveal" | …)]."""
+        ...
+
+    def claim_now(self) -> bool:
+        """The person answered the claim question with "claim" (False: it is gone meanwhile)."""
+        ...
+
+    def claim_wait(self) -> bool:
+        """The person answered "wait": one more clock period, then the question comes again."""
         ...
 
 

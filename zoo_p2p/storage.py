@@ -506,6 +506,9 @@ def write_log(path: Path | str, entries: list[bytes]) -> None:
 
 
 # ---------------------------------------------------------------------- a live game's files
+MAX_SIDECAR = 16384  # bytes of a `.net` sidecar read at most (ours are a few hundred)
+
+
 @dataclass(frozen=True)
 class NetSidecar:
     """What `zoo resume` needs beside a log and the log cannot hold: how we were connected.
@@ -521,6 +524,7 @@ class NetSidecar:
     bots_dir: str | None = None  # host: where its bots' keys (0600) and logs live (issue 9)
     bot_level: str = "greedy"
     bot_count: int = 0
+    upnp: bool = False  # `--upnp` was asked, so `zoo resume` asks the router again
 
     def to_json(self) -> str:
         """The sidecar's text."""
@@ -538,6 +542,7 @@ class NetSidecar:
             d.get(k) for k in ("role", "port", "bind", "curve", "invite")
         )
         bots_dir, level, count = (d.get(k) for k in ("bots_dir", "bot_level", "bot_count"))
+        upnp = d.get("upnp")  # absent in sidecars written before it: not asked
         return cls(
             role=role if isinstance(role, str) else "join",
             port=port if isinstance(port, int) and not isinstance(port, bool) else 0,
@@ -547,6 +552,7 @@ class NetSidecar:
             bots_dir=bots_dir if isinstance(bots_dir, str) else None,
             bot_level=level if isinstance(level, str) else "greedy",
             bot_count=count if isinstance(count, int) and 0 <= count <= 4 else 0,
+            upnp=upnp is True,
         )
 
 
@@ -567,13 +573,18 @@ def write_sidecar(log: Path, sidecar: NetSidecar) -> None:
 
 
 def read_sidecar(log: Path) -> NetSidecar | None:
-    """The sidecar beside `log`, or None when there is none."""
+    """The sidecar beside `log`, or None when there is none. Read bounded: a sidecar larger
+    than MAX_SIDECAR bytes is refused (ours are a few hundred)."""
     try:
-        return NetSidecar.from_json(sidecar_path(log).read_text())
+        with sidecar_path(log).open("rb") as f:
+            data = f.read(MAX_SIDECAR + 1)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise LogError(f"cannot read {sidecar_path(log)}: {exc}") from None
+    if len(data) > MAX_SIDECAR:
+        raise LogError(f"{sidecar_path(log)} is larger than {MAX_SIDECAR} bytes: not a sidecar")
+    return NetSidecar.from_json(data.decode("utf-8", errors="replace"))
 
 
 def new_game_log(path: Path, sidecar: NetSidecar) -> LogWriter:

@@ -60,5 +60,24 @@ HINTS_ALLOWED = "hints are allowed at this table (every seat may ask the expert)
 """What a seat is told before it signs anything in a game whose genesis allows hints
 (PROTOCOL.md §3.2), and what the lobby says."""
 
+
+def must_prove(name: str, fingerprint: str) -> str:
+    """What a player who picked a listed LAN game is told: the advert's name and fingerprint
+    are anyone's to forge, so the host must prove the fingerprint (its signed welcome, checked
+    before we take a seat). Both are shown through `shown`.
+
+    >>> must_prove("Ann's game", "AAAA-BBBB-CCCC-DDDD")
+    "joining Ann's game — the host must prove fingerprint AAAA-BBBB-CCCC-DDDD"
+    """
+    return f"joining {shown(name, 32)} — the host must prove fingerprint {shown(fingerprint, 40)}"
+
+
 HINTS_ALLOWED_LINE = "hints: allowed (every seat agreed in the genesis)"
 """How `zoo verify` and `zoo replay` say that a game's genesis allowed hints."""
+
+HINTS_ADVERT = "hints: allowed (every seat may ask the expert; --no-hints refuses them)"
+"""How a game found on the LAN whose advert says it allows hints is shown before joining (the
+advert only points: the host's signed welcome and the genesis are what the joiner checks)."""
+
+HINTS_WERE_ALLOWED = "hints were allowed at this table (every seat agreed in the genesis)"
+"""How an exported game (HTML, text) says that its genesis allowed hints."""

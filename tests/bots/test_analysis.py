@@ -87,7 +87,7 @@ def test_hints_only_in_local_games() -> None:
     assert got is not None and got.move == parse_move("C3-C4")
     assert 0.5 < got.win <= 1.0 and got.margin > 0
     assert got.describe().startswith("the expert would play C3-C4 \u2014 win chance ")
-    with pytest.raises(HintRefused, match="networked games: every seat would have to agree"):
+    with pytest.raises(HintRefused, match="its host did not allow them"):
         hint(state, networked=True)
     with pytest.raises(HintRefused, match="two or more people"):
         hint(state, networked=False, people=2)

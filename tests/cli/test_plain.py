@@ -18,7 +18,7 @@ from zoo_p2p.cli.render import describe_move, hint_text, render_board
 from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant
 
-PROMPT = "Your move (e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
+PROMPT = "Your move (e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
 
 
 @dataclass
@@ -127,6 +127,8 @@ def test_lobby_names_are_shown_literally() -> None:
     d = ConsoleDriver(Console(file=out, width=120, no_color=True))
     d.on_lobby([("[/]", "AB-CD", 0), ("[link=http://x]host[/link]", "EF", 1)], 3)
     assert "[/]" in out.getvalue() and "[link=http://x]host[/link]" in out.getvalue()
+    assert "Yellow" in out.getvalue() and "Blue" in out.getvalue()  # teams as every screen says
+    assert "yellow" not in out.getvalue()
 
 
 def _plain(r: object) -> str:
@@ -235,3 +237,16 @@ def test_a_huge_pasted_line_is_dropped_in_linear_time_and_the_next_line_counts()
     assert f"a line longer than {MAX_LINE} characters is ignored" in out.getvalue()
     assert out.getvalue().count("is ignored") == 1
     assert link.played == [move]
+
+
+def test_a_resumed_game_says_who_moves_now_not_who_moved_first() -> None:
+    state = _game()
+    first = state.to_move
+    state.apply(state.legal_moves()[0])
+    out = io.StringIO()
+    seats = [SeatInfo("host", bytes(32), Team.YELLOW), SeatInfo("player", bytes(32), Team.BLUE)]
+    link = FakeLink(FakeSession(state.public(), seat=1 - first, seats=seats))
+    PlainDriver(Console(file=out, width=100, no_color=True), stdin_fd=0).on_started(link)  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert "first to move" not in text
+    assert f"1 move played; to move: {['host', 'player'][1 - first]}" in text

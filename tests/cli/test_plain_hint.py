@@ -86,7 +86,7 @@ def test_a_networked_game_says_why_hints_are_off() -> None:
     start = len(out.getvalue())
     d.on_line("x", link)  # type: ignore[arg-type]
     said = out.getvalue()[start:]
-    assert "hints are off in networked games: every seat would have to agree in the genesis" in said
+    assert "hints are off at this table: its host did not allow them (zoo host --hints)" in said
     assert said.endswith(PROMPT) and "thinking" not in said and link.played == []
     assert d.hint_key is None and not d.hint_results  # no search was started
 

@@ -35,6 +35,9 @@ def test_version_and_help_without_bool_metavars() -> None:
         r = runner.invoke(app, [cmd, "--help"])
         assert r.exit_code == 0, r.output
         assert "<bool>" not in r.output and "BOOLEAN" not in r.output, (cmd, r.output)
+        # every value is named as the others name it (N, SECONDS, LEVEL…), never by its type
+        for raw in ("<int", "<str>", "<float", "<path>", "INTEGER", "TEXT", "FLOAT"):
+            assert raw not in r.output, (cmd, raw, r.output)
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,19 @@
 MODE: `bot` (honest), `move` (never moves), `reveal` (never sends its reveal links: as the last
 seat it is the last link of every chain), `comeback` (like `reveal`, but answers as soon as it
 sees a claim vote against it: its answer comes after the claim), `resign` (resigns after its
-third move; with 3+ seats it hands its seat to a stand-in key whose private half goes to the host).
+third move; with 3+ seats it hands its seat to a stand-in key whose private half goes to the host),
+`nocommit` (never sends its first commit: it never takes its seat), `resign-off-turn` (after
+its second move, resigns with a stand-in key for the host as soon as seat 2 holds a move floor:
+seat 2 appends the `resign` entry), `wait-resign` (from its third move on, waits until a
+resignation is in the log).
+`host --genesis-hints`: a host whose welcome says nothing of hints but whose genesis allows them.
+`host --drop votes`
+(or `resign`, or `votes,resign`): a host that drops every claim vote (every resignation
+statement and stand-in key) it receives, from its joiners or from its direct links, and so never
+relays one (TRANSPORT.md §10.3: they must reach the others over the mesh anyway).
 
-Every process prints its outcome's reason and every notice on stdout, one per line.
+Every process prints its outcome's reason and every notice on stdout, one per line, and at the
+end its direct links (`card: EP…` ours, `link: SEAT EP` the endpoint we heard each seat at).
 """
 
 from __future__ import annotations
@@ -60,7 +70,20 @@ class Driver:
         pass
 
     def on_events(self, events: list[Any], link: Any) -> None:
-        pass
+        s = link.session
+        f = s.floor if s is not None else None
+        if (
+            self.mode == "resign-off-turn"
+            and self.moves >= 2
+            and not getattr(link, "stopped_after_resign", False)
+            and f is not None
+            and (f.seat, f.kind) == (1, Kind.MOVE)
+            and s.state is not None
+        ):
+            stand = Ed25519PrivateKey.generate()
+            link.resign(public_key_bytes(stand), raw_private(stand))
+            print("resigned", flush=True)
+            link.stopped_after_resign = True
 
     def on_presence(self, up: list[bool], link: Any) -> None:
         pass
@@ -87,6 +110,9 @@ class Driver:
             print("stalling at a move", flush=True)
             return
         s = link.session
+        if self.mode == "wait-resign" and self.moves >= 2 and not s.resigned:
+            print("waiting for a resignation", flush=True)
+            return
         if self.mode == "resign" and self.moves == 3:
             n = len(s.seats)
             stand = Ed25519PrivateKey.generate() if n > 2 else None
@@ -110,6 +136,16 @@ class StallingJoiner(Joiner):
     def _advance(self, before: int, events: list[Any] | None = None) -> None:
         s = self.session
         f = s.floor if s is not None else None
+        if (
+            self.mode == "nocommit"
+            and s is not None
+            and f is not None
+            and (f.seat, f.kind) == (s.seat, Kind.COMMIT)
+        ):
+            if not getattr(self, "_said", False):
+                self._said = True
+                print("withholding our commit", flush=True)
+            return
         if (
             self.mode in ("reveal", "comeback")
             and not self.released
@@ -143,6 +179,26 @@ class StallingJoiner(Joiner):
             self.stopped = Outcome(False, "we resigned", self._have())
 
 
+class DroppingHost(Host):
+    """A host that silences claim votes and/or resignations (what it drops: `drops`)."""
+
+    drops: frozenset[str] = frozenset()
+
+    def _on_vote(self, seat: int | None, data: bytes) -> None:
+        if "votes" in self.drops:
+            if not getattr(self, "_said_votes", False):
+                self._said_votes = True
+                print("dropping claim votes", flush=True)
+            return
+        super()._on_vote(seat, data)
+
+    def _on_resign(self, seat: int | None, data: bytes, key: bytes) -> None:
+        if "resign" in self.drops:
+            print("dropped a resignation", flush=True)
+            return
+        super()._on_resign(seat, data, key)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("role", choices=["host", "join"])
@@ -155,6 +211,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--invite-file", type=Path)
     ap.add_argument("--log", type=Path, required=True)
     ap.add_argument("--key", default="")
+    # a host whose welcome and lobby say nothing of hints but whose genesis allows them
+    ap.add_argument("--genesis-hints", action="store_true")
+    ap.add_argument("--drop", default="", help="host: votes, resign or votes,resign")
     a = ap.parse_args(argv)
     if os.environ.get("STALLER_DEBUG"):
         import logging
@@ -181,9 +240,12 @@ def main(argv: list[str]) -> int:
 
         def make_genesis(lobby: list[LobbySeat]) -> bytes:
             seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
-            return Session.create_genesis(key, seats, Variant.STANDARD, 0, os.urandom(32), clocks)
+            return Session.create_genesis(
+                key, seats, Variant.STANDARD, 0, os.urandom(32), clocks, hints=a.genesis_hints
+            )
 
-        host = Host(
+        DroppingHost.drops = frozenset(x for x in a.drop.split(",") if x)
+        host = DroppingHost(
             key=key,
             driver=driver,
             make_session=make_session,
@@ -212,6 +274,11 @@ def main(argv: list[str]) -> int:
         if a.mode == "standin":
             joiner.stand_in_key = key
         out = joiner.run()
+    peer = host if a.role == "host" else joiner
+    if peer.mesh is not None and peer.mesh.card is not None:
+        print(f"card: {' '.join(peer.mesh.card.endpoints)}", flush=True)
+        for seat, via in peer.mesh.links().items():
+            print(f"link: {seat} {via}", flush=True)
     print(f"outcome: {out.reason}", flush=True)
     return 0
 

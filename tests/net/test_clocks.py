@@ -28,10 +28,16 @@ def _run(procs: Procs, *args: str, name: str) -> subprocess.Popen[bytes]:
 
 
 def _game(
-    procs: Procs, players: int, modes: list[str], host_mode: str = "bot", kill_host: bool = False
+    procs: Procs,
+    players: int,
+    modes: list[str],
+    host_mode: str = "bot",
+    kill_host: bool = False,
+    host_args: tuple[str, ...] = (),
 ) -> list[Path]:
-    """A host (an honest bot unless `host_mode`) and one joiner per mode; wait for all; return
-    the logs in seat order. `kill_host`: kill -9 the host once it stalls."""
+    """A host (an honest bot unless `host_mode`; more options: `host_args`) and one joiner per
+    mode; wait for all; return the logs in seat order. `kill_host`: kill -9 the host once it
+    stalls."""
     inv = procs.tmp / "host.invite"
     host = _run(
         procs,
@@ -44,6 +50,7 @@ def _game(
         str(inv),
         "--log",
         str(procs.tmp / "host.zoolog"),
+        *host_args,
         name="host",
     )
     wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
@@ -119,6 +126,14 @@ def test_a_resignation_in_a_three_seat_game_and_the_game_goes_on(procs: Procs) -
     assert "stand-in started for seat 3" in _out(procs, "host")
     wait_for(lambda: "outcome:" in _out(procs, "standin"), 30, "the stand-in to finish")
     assert "we play on in seat 3" in _out(procs, "standin")
+    # the stand-in is on the mesh too: j1 heard seat 3 at the stand-in's own publisher
+    card = [ln for ln in _out(procs, "standin").splitlines() if ln.startswith("card: ")]
+    assert card, procs.text("standin")
+    links = [ln for ln in _out(procs, "j1").splitlines() if ln.startswith("link: 2 ")]
+    assert links and links[0].split()[2] in card[0].split()[1:], (links, card)
+    # and it hears both other seats directly (it learnt their cards from the host)
+    theirs = [ln.split() for ln in _out(procs, "standin").splitlines() if ln.startswith("link: ")]
+    assert sorted(x[1] for x in theirs if x[2] != "None") == ["0", "1"], theirs
     for path in [logs[0], logs[1], procs.tmp / "standin.zoolog"]:
         r = audit_file(path)
         assert r.verdict == "ok", (path, r.fault_reason, procs.text("host"))
@@ -144,3 +159,40 @@ def test_a_host_that_stalls_and_dies_is_claimed_over_the_direct_links(procs: Pro
         assert r.verdict == "ok", (path, r.fault_reason, procs.text("j1"), procs.text("j2"))
         assert r.ending is not None and r.ending.seat == 0 and r.ending.by == (1, 2)
         assert r.ending_text is not None and "did not move within 3 s" in r.ending_text
+
+
+def test_a_host_that_stalls_and_drops_every_vote_is_claimed_over_the_direct_links(
+    procs: Procs,
+) -> None:
+    """3 seats; the host (seat 1) stalls at its first move, stays up and drops every claim vote
+    it receives (it relays none): the joiners' votes reach each other on their direct links,
+    and the claim against the host is in both joiners' logs, which `zoo verify` accepts."""
+    logs = _game(procs, 3, ["bot", "bot"], host_mode="move", host_args=("--drop", "votes"))
+    assert "stalling at a move" in _out(procs, "host")
+    assert "dropping claim votes" in _out(procs, "host")  # the votes did reach it, and died there
+    for path in logs[1:]:
+        r = audit_file(path)
+        assert r.verdict == "ok", (path, r.fault_reason, procs.text("j1"), procs.text("j2"))
+        assert r.ending is not None and r.ending.kind == "claimed"
+        assert r.ending.seat == 0 and r.ending.by == (1, 2)
+        assert r.ending_text is not None and "did not move within 3 s" in r.ending_text
+        verify = procs.zoo("verify", str(path), name=f"verify-{path.stem}")
+        assert procs.wait(verify, f"verify-{path.stem}", 30) == 0, procs.text(f"verify-{path.stem}")
+
+
+def test_a_resignation_that_the_host_drops_reaches_the_floor_holder_over_the_mesh(
+    procs: Procs,
+) -> None:
+    """3 seats; seat 3 resigns while seat 2 holds a move floor (seat 2 must append the entry) and
+    the host drops the statement and the stand-in's key: the statement reaches seat 2 on the
+    direct link, the `resign` entry is in the log; with no stand-in, seat 3 is then claimed."""
+    logs = _game(procs, 3, ["wait-resign", "resign-off-turn"], host_args=("--drop", "resign"))
+    assert "resigned" in _out(procs, "j2") and "dropped a resignation" in _out(procs, "host")
+    assert "stand-in started" not in _out(procs, "host")  # the host never had the key
+    for path in logs[:2]:
+        r = audit_file(path)
+        assert r.verdict == "ok", (path, r.fault_reason, procs.text("host"), procs.text("j1"))
+        assert r.ending is not None and r.ending.resigned == (2,), r.ending_text
+        assert r.ending.kind == "claimed" and r.ending.seat == 2, r.ending_text
+    verify = procs.zoo("verify", str(logs[1]), name="verify")
+    assert procs.wait(verify, "verify", 30) == 0, procs.text("verify")

@@ -28,7 +28,7 @@ from zoo_p2p.text import HINTS_ALLOWED
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 HINT_LINE = re.compile(r"the expert would play (\S+) . win chance (\d+) %")
-OFF = "hints are off in networked games: every seat would have to agree in the genesis"
+OFF = "hints are off at this table: its host did not allow them (zoo host --hints)"
 
 
 class _Notes(NullDriver):
@@ -170,17 +170,7 @@ def test_a_two_seat_game_offers_x_only_when_the_host_used_hints(procs: Procs, hi
     assert [e for e in entries if e.seat == 1] and entries[0].body[5:] == ([True] if hints else [])
 
 
-def test_a_no_hints_joiner_leaves_with_the_reason_and_signs_nothing(procs: Procs) -> None:
-    _, invite = procs.host("--players", "2", "--bot", "greedy", "--hints")
-    careful = procs.human(invite, "careful", "--no-hints")
-    assert procs.wait(careful, "careful", 40) == 1
-    text = _said(procs, "careful")
-    assert HINTS_ALLOWED in text and f"no game: {HINTS_REFUSED}" in text, procs.text("careful")
-    assert "Traceback" not in procs.text("careful") and "Your move" not in text
-    assert not (procs.tmp / "careful.zoolog").exists()  # no log: the seat was never taken
-
-
-def test_the_lobby_may_say_hints_and_nothing_else_is_optional() -> None:
+def test_the_lobby_may_say_hints_and_a_knock_may_not() -> None:
     from zoo_p2p.net import wire
 
     seats = [["host", "AAAA-BBBB", 0]]
@@ -190,7 +180,7 @@ def test_the_lobby_may_say_hints_and_nothing_else_is_optional() -> None:
         with pytest.raises(wire.WireError, match="hints"):
             wire.unpack(wire.pack("lobby", seats=seats, need=2, hints=bad))
     with pytest.raises(wire.WireError, match="wrong fields"):
-        wire.unpack(wire.pack("welcome", v=1, pub=bytes(32), sig=bytes(64), seat=None, hints=True))
+        wire.unpack(wire.pack("knock", v=1, hints=True))
 
 
 def test_zoo_resume_of_a_zoo_play_game_keeps_hints_on(procs: Procs) -> None:

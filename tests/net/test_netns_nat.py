@@ -272,3 +272,80 @@ def _links(out: str) -> str:
     lines = [x for x in out.splitlines() if x.startswith("direct links: ")]
     assert len(lines) == 1, out
     return lines[0]
+
+
+def test_a_joiner_that_used_upnp_maps_again_when_it_resumes(tmp_path: Path) -> None:
+    """A at home joins with --upnp, is interrupted mid-game (its mapping removed), and goes on
+    with `zoo resume`: the sidecar says --upnp, so it asks the router again; its new card
+    carries the mapped endpoint, the outside host hears it there, and nothing is left mapped."""
+    import signal
+
+    from tests.net.harness import log_len, wait_for
+
+    with lab(tmp_path) as net:
+        home, router, inet = _router(net, daemon=True)
+        p = NsProcs(tmp_path)
+        try:
+            host, invite = p.host_in(inet, "--no-announce", "--delay", "0.4", "-v")
+            log, key = tmp_path / "a.zoolog", tmp_path / "a.pem"
+            first = p.zoo_in(
+                home, "bot", invite, "--upnp", "--log", str(log), "--identity", str(key),
+                "--delay", "0.2", "--give-up", "30", "-v", name="a",
+            )  # fmt: skip
+            card = f", tcp://{ROUTER_WAN}:"  # the router's mapped endpoint on our card
+            wait_for(lambda: card in p.text("a") and log_len(log) >= 6, 30, "A mapped, playing")
+            first.send_signal(signal.SIGINT)
+            assert p.wait(first, "a", 20) == 130, p.text("a")
+            assert "zoo resume" in p.text("a")
+            again = p.zoo_in(
+                home, "resume", str(log), "--identity", str(key), "--bot", "greedy", "-v",
+                name="a2",
+            )  # fmt: skip
+            assert p.wait(again, "a2", 90) == 0, p.text("a2") + p.text("host")
+            assert p.wait(host, "host", 20) == 0, p.text("host")
+            out = p.text("a2")
+            assert "asking the router to forward our direct-link port" in out, out
+            assert card in out, out
+            assert f"seat 2 (Blue) at tcp://{ROUTER_WAN}:" in _links(p.text("host")), p.text("host")
+            assert p.log("a") == p.log("host")
+            after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
+            assert "dnat" not in after, f"mapping left on the router:\n{after}"
+        finally:
+            p.close()
+
+
+def test_a_host_that_used_upnp_maps_again_when_it_resumes(tmp_path: Path) -> None:
+    """The host at home hosts with --upnp and crashes (kill -9) mid-game; the outside joiner
+    keeps reconnecting to the router's address in its invite. `zoo resume` reads --upnp from
+    the sidecar, asks the router again for the same port, and the game completes through it."""
+    import signal
+
+    from tests.net.harness import log_len, wait_for
+
+    with lab(tmp_path) as net:
+        home, router, inet = _router(net, daemon=True)
+        p = NsProcs(tmp_path)
+        try:
+            host, invite = _host(p, home, "--delay", "0.3", "--move-time", "600")
+            assert f"{ROUTER_WAN}:" in invite, p.text("host")
+            joiner = p.zoo_in(
+                inet, "bot", invite, "--log", str(tmp_path / "b.zoolog"), "--delay", "0.2",
+                "--give-up", "60", name="b",
+            )  # fmt: skip
+            wait_for(lambda: log_len(tmp_path / "host.zoolog") >= 6, 30, "the game under way")
+            host.send_signal(signal.SIGKILL)
+            host.wait(5)
+            again = p.zoo_in(
+                home, "resume", str(tmp_path / "host.zoolog"), "--bot", "greedy", name="again"
+            )
+            assert p.wait(again, "again", 90) == 0, p.text("again") + p.text("b")
+            assert p.wait(joiner, "b", 30) == 0, p.text("b")
+            out = p.text("again")
+            assert "resuming as host" in out and "asking the router to forward the port" in out
+            port = invite.split("/")[2].rpartition(":")[2]  # the invite's first (LAN) port
+            assert f"router forwards {ROUTER_WAN}:{port} to {HOME_IP}:{port}" in out, out
+            assert p.log("b") == p.log("host")
+            after = sh("nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd", ns=router)
+            assert f"dport {port} " not in after, f"game port left mapped:\n{after}"
+        finally:
+            p.close()

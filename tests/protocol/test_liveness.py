@@ -14,6 +14,7 @@ from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.liveness import (
     CLAIMED,
     FINISHED,
+    NEVER_STARTED,
     RESIGNED,
     Clocks,
     Resignation,
@@ -25,12 +26,14 @@ from zoo_p2p.protocol.liveness_samples import (
     claim_round,
     claimed_game,
     claimed_move_game,
+    never_started_game,
     play_until,
     resigned_game,
 )
 from zoo_p2p.protocol.session import Genesis, Session
 from zoo_p2p.protocol.simulate import broadcast, setup_game
 from zoo_p2p.rules import Variant
+from zoo_p2p.text import seat_word
 
 
 def test_genesis_carries_the_clocks_and_old_geneses_get_the_defaults() -> None:
@@ -203,15 +206,68 @@ def test_abandoned_log_says_who_holds_it() -> None:
     )
 
 
-def test_setup_stall_can_be_claimed_too() -> None:
-    game, _ = _game(2, "setup")
-    c = game.sessions[0].take_outgoing()  # seat 1 commits; seat 2 never does
-    broadcast(game, 0, c[0])
-    claim = claim_round(game, [0])
-    r = audit([*game.sessions[0].entries])
-    assert decode_entry(claim).kind == Kind.CLAIM
-    assert r.verdict == "ok" and r.ending is not None and r.ending.winners == (0,)
-    assert r.ending_text is not None and "did not send its commitments" in r.ending_text
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_claim_against_a_seat_that_signed_nothing_has_no_result(n: int) -> None:
+    """The claimed seat owed its first commit: it signed nothing in the game, so the game never
+    started. The claim still ends the log (verdict ok, nothing may follow it), with no winner and
+    no scores, in every log of the game, the claimed seat's own (with its late commit) too."""
+    game, claim = never_started_game(n)
+    seats = game.sessions[0].seats
+    who = [seat_word(i, seats[i].team.name.capitalize()) for i in range(n)]
+    voters = ", ".join(who[: n - 1])
+    text = f"never started: {who[-1]} signed nothing in this game (claimed by {voters})"
+    for i, s in enumerate(game.sessions):
+        r = audit(s.entries)
+        assert r.verdict == "ok", r.fault_reason
+        assert r.ending is not None and r.ending.kind == NEVER_STARTED and r.ending.seat == n - 1
+        assert r.ending.winners == () and r.winners == () and r.scores is None
+        assert r.ending.by == tuple(range(n - 1)) and r.ending.floor_kind == Kind.COMMIT
+        late = "; its commitments (entry" in (r.ending_text or "")
+        assert late == (i == n - 1) and r.ending.late == ((n,) if i == n - 1 else ())
+        assert r.ending_text is not None and r.ending_text.startswith(text)
+        assert r.ending_text.endswith("; no result") and "win" not in r.ending_text
+        js = r.to_json()
+        assert js["ending"]["kind"] == "never_started" and js["winners"] == []
+        assert js["scores"] is None and js["ending"]["claimed_by"] == list(range(n - 1))
+        assert s.finished and s.floor is None
+    s0 = game.sessions[0]
+    after = forge(game, 0, Kind.OPEN, [bytes(32), []], on=s0)  # nothing may follow a claim
+    with pytest.raises(RemoteProtocolError):
+        s0.receive(after)
+    assert decode_entry(claim).kind == Kind.CLAIM and s0.entries[-1] == claim
+
+
+def test_a_log_that_stops_before_a_seats_first_commit_never_started() -> None:
+    """Abandoned while a seat that signed nothing owes its commit: no result, and it says so;
+    abandoned while seat 1 (which signed the genesis) owes its commit: only who holds it."""
+    game, _ = _game(3, "stops-at-commit")
+    host = audit(game.sessions[0].entries)
+    assert host.verdict == "incomplete" and host.ending is not None
+    assert not host.ending.never_started and host.ending_text is not None
+    assert host.ending_text.startswith("abandoned at entry 1: waiting for its commitments from")
+    assert "never started" not in host.ending_text
+    (c,) = game.sessions[0].take_outgoing()
+    broadcast(game, 0, c)
+    r = audit(game.sessions[0].entries)
+    assert r.verdict == "incomplete" and r.ending is not None and r.ending.never_started
+    who = seat_word(1, game.sessions[0].seats[1].team.name.capitalize())
+    assert r.ending_text == (
+        f"abandoned at entry 2: waiting for its commitments from {who}, which signed nothing "
+        "in this game: never started, no result"
+    )
+    assert r.winners == ()
+
+
+def test_a_claim_against_the_host_owing_its_commit_is_a_forfeit() -> None:
+    """Seat 1 signed the genesis (it wrote the table), so a claim at its commit is a claim like
+    any other: it loses, every other seat wins at 0 points."""
+    game, _ = _game(2, "host-stall")
+    claim = claim_round(game, [1])
+    ending = game.sessions[1].outcome()
+    assert decode_entry(claim).body[:2] == [0, 1]
+    assert ending.kind == CLAIMED and ending.winners == (1,) and ending.scores == (0, 0)
+    text = audit(game.sessions[1].entries).ending_text
+    assert text is not None and "did not send its commitments" in text and "wins" in text
 
 
 def test_stand_in_needs_the_named_key() -> None:
@@ -236,6 +292,11 @@ def test_liveness_vectors_and_sample_logs_are_current() -> None:
         assert list(getattr(held, "entries", held)) == entries, f"replays/{name} is stale"
         r = audit(entries)
         assert r.verdict == "ok" and r.ending_text
+    never = stored["never_started"]  # read back as another implementation would
+    r = audit([bytes.fromhex(h) for h in never["log"]])
+    assert r.verdict == "ok" and r.ending is not None and r.ending.kind == never["kind"]
+    assert never["kind"] == NEVER_STARTED and never["winners"] == [] and r.winners == ()
+    assert r.ending_text == never["ending"] and never["ending"].endswith("; no result")
 
 
 def test_a_resigning_seat_signs_nothing_more() -> None:

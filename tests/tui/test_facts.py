@@ -209,3 +209,20 @@ def test_a_screen_that_fails_to_draw_does_not_end_the_network_game(caplog: Any) 
         driver.close()
     assert app.calls == [("net_presence", ([True, False],))]
     assert "could not show an update (net_notice)" in caplog.text
+
+
+def test_the_seats_panel_marks_this_terminals_seat() -> None:
+    """A joiner named 'player' reads which seat is theirs (`zoo play` names it 'you' already)."""
+    import random
+
+    from zoo_p2p.rules import KnownDeal, Team, Variant
+    from zoo_p2p.tui.facts import UTF8
+    from zoo_p2p.tui.game import seats_text
+
+    deal = KnownDeal.random(random.Random(1), Variant.STANDARD)
+    st = deal.new_state([Team.YELLOW, Team.BLUE], first_seat=0).public()
+    rows = seats_text(st, ["host", "player"], UTF8, you=1).plain.splitlines()
+    assert [r for r in rows if "(you)" in r] == [r for r in rows if "player (Blue) (you)" in r]
+    assert len([r for r in rows if "(you)" in r]) == 1
+    assert "(you)" not in seats_text(st, ["you", "bot"], UTF8, you=0).plain
+    assert "(you)" not in seats_text(st, ["host", "player"], UTF8).plain  # hot seat: nobody

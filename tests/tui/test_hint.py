@@ -142,9 +142,7 @@ def test_a_network_game_says_why_hints_are_off() -> None:
     driver = _Lines()
     text = refused(NetTable(cast(Any, driver), snap))
     assert driver.sent == ["q"]  # no move went to the peer, only the leave
-    assert "hints are off in networked games: every seat would have to agree in the genesis" in (
-        text
-    )
+    assert "hints are off at this table: its host did not allow them (zoo host --hints)" in text
 
 
 def test_a_hot_seat_of_two_people_says_why_hints_are_off() -> None:
@@ -183,7 +181,7 @@ def test_zoo_play_in_the_app_offers_hints_against_its_own_bots() -> None:
     found = HINT_LINE.search(asyncio.run(run(networked=False)))
     assert found is not None
     assert parse_move(found.group(1)) in st.legal_moves()
-    assert "hints are off in networked games" in asyncio.run(run(networked=True))
+    assert "its host did not allow them" in asyncio.run(run(networked=True))
     # `zoo host --hints`: the genesis says every seat agreed (PROTOCOL.md §3.2)
     agreed = HINT_LINE.search(asyncio.run(run(networked=True, hints=True)))
     assert agreed is not None and parse_move(agreed.group(1)) in st.legal_moves()

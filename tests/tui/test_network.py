@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from textual.widgets import Static
 
 from tests.net.harness import Procs, audit_file, procs  # noqa: F401 - the fixture
 from zoo_p2p.driver import Driver
@@ -24,6 +25,7 @@ DEADLINE = 240.0  # generous: the suite may share 2 cores with much else
 # claimed against: with the default 15 s per reveal, a loaded machine let the host claim the
 # game from the app's seat before it signed the result, and the app never saw "verified".
 REVEAL_TIME = 600
+LINK_WORDS = (" direct", " host link")  # how the seats panel says we hear a seat
 
 
 def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
@@ -49,6 +51,7 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
 
     shown_log: list[str | None] = []
     seen_name: list[bool] = []
+    seen_links: list[str] = []  # the seats panel's word for the host's seat, at each of our turns
 
     async def play() -> tuple[int, str, int]:
         app = ZooApp(network=start, glyphs=UTF8)
@@ -72,6 +75,8 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
                 if table.my_turn() and isinstance(app.screen, GameScreen):
                     if not moves:  # a peer-supplied name with markup shows literally
                         seen_name.append("[b]app[/b] (" in screen_text(app))
+                    first = str(app.screen.query_one("#seats", Static).content).splitlines()[0]
+                    seen_links.append(next((w for w in LINK_WORDS if w in first), first))
                     n = len(st.history)
                     move = str(st.legal_moves()[0])
                     await pilot.press("tab", *move, "enter")
@@ -93,6 +98,9 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
     assert audit_file(mine).verdict == "ok"  # type: ignore[attr-defined]
     assert shown_log == [str(mine)]
     assert seen_name == [True]
+    # on 127.0.0.1 our direct link to the host comes up at once: the panel says so (issue 11)
+    assert " direct" in seen_links, seen_links
+    assert set(seen_links) <= set(LINK_WORDS), seen_links
 
 
 def test_hosting_in_the_app_then_a_rematch(

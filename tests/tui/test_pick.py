@@ -341,3 +341,40 @@ def test_two_adverts_claiming_one_fingerprint_are_both_listed_and_flagged() -> N
     assert seen[0].count("JJJJ-KKKK-LLLL-MMMM") == 2
     assert seen[0].count("two adverts claim this fingerprint") == 2
     assert seen[0].count("EEEE-FFFF-GGGG-HHHH") == 1
+
+
+def test_a_game_picked_from_the_list_says_which_fingerprint_the_host_must_prove() -> None:
+    """As plain mode says it: the advert's name and fingerprint are anyone's to forge, so the
+    lobby says what the host's signed welcome must prove; an invite pasted says no such line."""
+
+    def lobby_after(steps: Step) -> tuple[str, list[str]]:
+        async def run() -> tuple[str, list[str]]:
+            def start_with(invite: str) -> Callable[[Driver, Console], int]:
+                return lambda driver, console: 0
+
+            app = ZooApp(pick=Pick(source=FakeLan(HOSTILE, PLAIN), start=start_with), glyphs=UTF8)
+            async with app.run_test(size=(110, 30)) as pilot:
+                await pilot.pause()
+                await steps(pilot, app, FakeLan(), Clock())
+                await app.workers.wait_for_complete()
+                await settle(pilot)
+                assert isinstance(app.screen, LobbyScreen)
+                return screen_text(app), [t.plain for t in app.runner_lines]
+
+        return asyncio.run(run())
+
+    async def pick_bob(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+        await pilot.press("down", "enter")
+
+    text, lines = lobby_after(pick_bob)
+    said = "joining [b]bob[/b] — the host must prove fingerprint JJJJ-KKKK-LLLL-MMMM"
+    assert said in text  # the name as data, never markup
+    assert lines[0] == said  # and said again on the terminal if the game never starts
+
+    async def paste(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+        await pilot.press("p")
+        app.screen.query_one("#pick-invite").value = "zoo://pasted"  # type: ignore[attr-defined]
+        await pilot.press("enter")
+
+    text, lines = lobby_after(paste)
+    assert "must prove" not in text and not any("must prove" in line for line in lines)

@@ -247,9 +247,7 @@ def summary(marks: Iterable[MoveMark], n_seats: int) -> list[SeatSummary]:
 HINT_WORK = DEFAULT_WORK
 """Simulated plies a hint searches (about 0.3 s on a loaded core)."""
 
-HINTS_OFF_NETWORKED = (
-    "hints are off in networked games: every seat would have to agree in the genesis"
-)
+HINTS_OFF_NETWORKED = "hints are off at this table: its host did not allow them (zoo host --hints)"
 HINTS_OFF_PEOPLE = (
     "hints are off when two or more people play at this table: "
     "each would see the expert's advice for the other"

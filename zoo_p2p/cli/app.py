@@ -109,7 +109,8 @@ def play(
 @app.command()
 def verify(
     logs: Annotated[
-        list[Path], typer.Argument(help="Game log files to audit.", show_default=False)
+        list[Path],
+        typer.Argument(metavar="LOG...", help="Game log files to audit.", show_default=False),
     ],
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:

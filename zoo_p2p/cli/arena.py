@@ -18,27 +18,45 @@ LEVELS_HELP = (
 
 
 def arena_command(
-    games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play.")] = 100,
+    games: Annotated[
+        int, typer.Option("--games", "-n", min=1, metavar="N", help="Games to play.")
+    ] = 100,
     players: Annotated[
         int | None,
-        typer.Option("--players", "-p", min=2, max=4, help="Seats (2-4); --levels is cycled."),
+        typer.Option(
+            "--players", "-p", min=2, max=4, metavar="N", help="Seats (2-4); --levels is cycled."
+        ),
     ] = None,
-    levels_: Annotated[str, typer.Option("--levels", help=LEVELS_HELP)] = "expert,hard",
+    levels_: Annotated[
+        str, typer.Option("--levels", metavar="a,b,…", help=LEVELS_HELP)
+    ] = "expert,hard",
     variant: Annotated[
-        str, typer.Option("--variant", help="standard, general (no mutants) or both.")
+        str,
+        typer.Option(
+            "--variant",
+            metavar="standard|general|both",
+            help="standard, general (no mutants) or both.",
+        ),
     ] = "standard",
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Seed the deals and the bots (reproducible).")
+        int | None,
+        typer.Option("--seed", metavar="N", help="Seed the deals and the bots (reproducible)."),
     ] = None,
     think: Annotated[
         float | None,
-        typer.Option("--think", min=0.01, help="Search bots' seconds per move (default 0.8)."),
+        typer.Option(
+            "--think",
+            min=0.01,
+            metavar="SECONDS",
+            help="Search bots' seconds per move (default 0.8).",
+        ),
     ] = None,
     plies: Annotated[
         int | None,
         typer.Option(
             "--plies",
             min=1,
+            metavar="N",
             help="Search bots' budget in simulated plies per move instead of --think: the same "
             "for every bot, deterministic with --seed whatever the machine's load.",
         ),
@@ -46,7 +64,9 @@ def arena_command(
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     jobs: Annotated[
         int | None,
-        typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: every core)."),
+        typer.Option(
+            "--jobs", "-j", min=1, metavar="N", help="Parallel processes (default: every core)."
+        ),
     ] = None,
 ) -> None:
     """Play bots against each other locally: win rates (95 % CI), average scores, ms per move."""

@@ -64,7 +64,10 @@ def load_record(log: Path, console: Console) -> tuple[GameRecord, list[bytes]]:
     try:
         return record_from_entries(entries, verdict="; ".join(parts)), entries
     except ValueError as exc:
-        raise _fail(console, f"cannot export {shown(log)}: {shown(exc)}") from None
+        why = shown(exc)
+        if report.ending is not None and report.ending.never_started and report.ending_text:
+            why = f"{report.ending_text} (nothing was played: no board to show)"
+        raise _fail(console, f"cannot export {shown(log)}: {why}") from None
 
 
 def export_command(

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from zoo_p2p.errors import ZooError
 from zoo_p2p.net.discovery import interface_addresses, local_networks
-from zoo_p2p.text import shown
+from zoo_p2p.text import HINTS_ADVERT, must_prove, shown
 
 if TYPE_CHECKING:
     from zoo_p2p.net.discovery import Advert, Announcer
@@ -117,6 +117,7 @@ def start_announcer(
     name: str,
     seats: int,
     variant: str,
+    hints: bool = False,
 ) -> Announcer | None:
     """Advertise the game on the LAN interfaces the invite names (never on loopback alone)."""
     from zoo_p2p.net.discovery import Announcer
@@ -129,7 +130,7 @@ def start_announcer(
     if not v4:
         return None
     return Announcer(
-        invite, name=name, seats=seats, taken=1, variant=variant, interfaces=v4
+        invite, name=name, seats=seats, taken=1, variant=variant, interfaces=v4, hints=hints
     ).start()
 
 
@@ -177,12 +178,9 @@ def pick_game(console: Console, seconds: float, *, interactive: bool | None = No
         chosen = open_games[0]
     else:
         chosen = _ask(console, games)
-    console.print(
-        Text(
-            f"joining {shown(chosen.name, 32)} — the host must prove fingerprint "
-            f"{chosen.fingerprint}"
-        )
-    )
+    console.print(Text(must_prove(chosen.name, chosen.fingerprint)))
+    if chosen.hints:
+        console.print(Text(HINTS_ADVERT))
     return chosen.invite
 
 
@@ -202,6 +200,7 @@ def lan_source(report: Callable[[Found], None]) -> Callable[[], None]:
                 seats=a.seats,
                 variant=a.variant,
                 invite=str(a.invite),
+                hints=a.hints,
             )
             for a in state.games
         )
@@ -253,9 +252,11 @@ def paste_invite(console: Console) -> Invite:
 
 
 def show_games(console: Console, games: list[Advert]) -> None:
-    """The list of games found: number, name, host fingerprint, seats, variant."""
+    """The list of games found: number, name, host fingerprint, seats, variant, and a hints
+    column ("allowed") when a table allows hints."""
     t = Table(show_edge=False)
-    for col in ("#", "host", "fingerprint", "seats", "variant"):
+    hints = any(g.hints for g in games)
+    for col in ("#", "host", "fingerprint", "seats", "variant", *(["hints"] if hints else [])):
         t.add_column(col)
     for i, g in enumerate(games, 1):
         seats = f"{g.taken}/{g.seats}" + (" full" if g.free <= 0 else "")
@@ -265,6 +266,7 @@ def show_games(console: Console, games: list[Advert]) -> None:
             Text(g.fingerprint),
             Text(seats),
             Text(g.variant),
+            *([Text("allowed" if g.hints else "")] if hints else []),
         )
     console.print(t)
 
@@ -451,6 +453,7 @@ def set_up_host(
     upnp: bool,
     announce: bool,
     qr: bool,
+    hints: bool = False,
 ) -> Reach:
     """After the host socket is bound: say where it listens, map the port if asked, put every
     address in the invite, print it (lines, maybe QR) and announce it on the LAN."""
@@ -489,6 +492,6 @@ def set_up_host(
     print_invite(console, host.invite, qr=qr)
     if announce and driver is not None:
         driver.announcer = start_announcer(
-            console, host.invite, name=name, seats=players, variant=variant
+            console, host.invite, name=name, seats=players, variant=variant, hints=hints
         )
     return reach

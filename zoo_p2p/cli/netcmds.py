@@ -386,7 +386,7 @@ def resume_cmd(
             "--level",
             callback=o.check_level,
             metavar="LEVEL",
-            help="Let a bot of this level play our seat.",
+            help="Let a bot of this level play our seat: random, greedy, hard or expert.",
         ),
     ] = None,
     bot: Annotated[str | None, typer.Option("--bot", hidden=True, callback=o.check_level)] = None,

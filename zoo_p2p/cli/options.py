@@ -61,7 +61,12 @@ Level = Annotated[
 ]
 Think = Annotated[
     float | None,
-    typer.Option("--think", min=0.01, metavar="SECONDS", help="A hard bot's seconds per move."),
+    typer.Option(
+        "--think",
+        min=0.01,
+        metavar="SECONDS",
+        help="A search bot's (hard, expert) seconds per move.",
+    ),
 ]
 Seed = Annotated[
     int | None, typer.Option("--seed", metavar="N", help="Seed, for a reproducible run.")

@@ -27,7 +27,7 @@ from zoo_p2p.cli.render import (
     render_scores,
     seat_label,
 )
-from zoo_p2p.driver import GameLink, LobbyRow, SeatPresence
+from zoo_p2p.driver import ClaimQuestion, GameLink, LobbyRow, SeatPresence
 from zoo_p2p.errors import IllegalMoveError, LocalProtocolError, NotationError
 from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.protocol.session import Session
@@ -50,8 +50,11 @@ HELP = (
     "'?' lists your legal moves, 'x' asks the expert (where hints are allowed), "
     "'b' shows the board and the legend, 'q' leaves."
 )
-PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? hints, x expert, b board, q quit): "
+PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
 QUIT_WORDS = ("q", "quit", "exit")
+CLAIM_PROMPT = "claim the game now (c), or wait (w)? "
+CLAIM_WORDS = ("c", "claim")
+WAIT_WORDS = ("w", "wait")
 
 
 def prompt_text(who: str | None = None) -> Text:
@@ -157,7 +160,7 @@ class ConsoleDriver:
                 str(i + 1),
                 Text(shown(name, 40)),
                 Text(shown(fp, 40)),
-                Text(TEAMS[team % 4], style=TEAMS[team % 4]),
+                Text(TEAMS[team % 4].capitalize(), style=TEAMS[team % 4]),
             )
         self.console.print(t)
 
@@ -218,13 +221,25 @@ class PlainDriver(ConsoleDriver):
     """
 
     def __init__(
-        self, console: Console, stdin_fd: int | None = None, *, networked: bool = True
+        self,
+        console: Console,
+        stdin_fd: int | None = None,
+        *,
+        networked: bool = True,
+        ask_claims: bool | None = None,
     ) -> None:
         """``networked``: a game with other people over the network (no hints); False for
-        ``zoo play``, where every other seat is a bot this command started."""
+        ``zoo play``, where every other seat is a bot this command started. ``ask_claims``:
+        ask before claiming a game whose floor holder's clock ran out (PROTOCOL.md §10); by
+        default only a person at a terminal is asked (a pipe, a script or --quiet claims at
+        once, as bots do)."""
         super().__init__(console)
         self.con = console
         self.stdin_fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
+        if ask_claims is None:
+            ask_claims = os.isatty(self.stdin_fd) and not console.quiet
+        self.ask_claims = ask_claims
+        self.claim_asked = False  # the claim question is open: c claims, w waits
         self.shadow: State | None = None
         self.shown_moves = 0
         self.at_prompt = False  # the cursor sits after a prompt: a message needs a new line
@@ -261,6 +276,12 @@ class PlainDriver(ConsoleDriver):
             self.at_prompt = False
         self.con.print(*parts)
 
+    def end_prompt(self) -> None:
+        """The run is over: what follows (the closing lines) starts on a line of its own."""
+        if self.at_prompt:
+            self.con.print()
+            self.at_prompt = False
+
     def say(self, *parts: str | Text) -> None:
         """A message from the transport: on its own line, then the prompt again if it was up."""
         was_up = self.at_prompt
@@ -274,6 +295,9 @@ class PlainDriver(ConsoleDriver):
             return
         if self.confirming:
             self.con.print(Text(QUIT_CONFIRM, style="bold"), end="")
+            self.at_prompt = True
+        elif self.claim_asked and not link.my_turn:
+            self.con.print(Text(CLAIM_PROMPT, style="bold yellow"), end="")
             self.at_prompt = True
         elif link.my_turn:
             self.con.print(prompt_text(), end="")
@@ -295,9 +319,14 @@ class PlainDriver(ConsoleDriver):
         self.shown_moves = len(s.state.history)
         self.out(Text(f"You are {seat_name(s, s.seat)}. {HELP}", style="bold"))
         self.out(render_board(s.state, self.names(s), me=s.seat, legend=True))
-        self.out(
-            Text.assemble("first to move: ", seat_label(s.state, s.state.to_move, self.names(s)))
-        )
+        who = seat_label(s.state, s.state.to_move, self.names(s))
+        played = len(s.state.history)
+        if played:  # resumed (or a rematch's catch-up): the first mover is long past
+            self.out(
+                Text.assemble(f"{played} move{'' if played == 1 else 's'} played; to move: ", who)
+            )
+        else:
+            self.out(Text.assemble("first to move: ", who))
 
     def on_events(self, events: list[Event], link: GameLink) -> None:
         """Narrate new moves and reveals, redraw, and end with the breakdown."""
@@ -400,10 +429,33 @@ class PlainDriver(ConsoleDriver):
             self.on_line(line, link)
         return True
 
+    def on_claim_offer(self, question: ClaimQuestion, link: GameLink) -> bool:
+        """The floor holder's clock ran out: ask (c claims, w waits), or claim at once when
+        nobody is at a terminal to answer."""
+        if not self.ask_claims:
+            return True
+        self.link = link
+        self.claim_asked = True
+        self.out(Text(shown(question.text(), 400), style="bold yellow"))
+        self.prompt(link)
+        return False
+
+    def on_claim_closed(self, text: str, link: GameLink) -> None:
+        """The question is gone: the late seat answered, or nobody did and the link claims."""
+        self.claim_asked = False
+        self.out(Text(shown(text, 300), style="cyan"))
+        self.prompt(link)
+
     def on_line(self, line: str, link: GameLink) -> None:
         """One typed line (its Enter ended the prompt line)."""
         self.at_prompt = False
         s = link.session
+        answer = line.strip().lower()
+        if self.claim_asked and not self.confirming and answer in CLAIM_WORDS + WAIT_WORDS:
+            self.claim_asked = False
+            (link.claim_now if answer in CLAIM_WORDS else link.claim_wait)()
+            self.prompt(link)
+            return
         if self.confirming:
             self.confirming = False
             if line.strip().lower() in ("y", "yes", *QUIT_WORDS):

@@ -366,6 +366,10 @@ def _print_end(rp: Replay, console: Console) -> None:
     st = rp.session.state
     if st is not None and st.is_terminal():
         console.print(render_scores(st, rp.names))
+    ending = rp.session.outcome()
+    if rp.fault is None and (rp.session.ending is not None or ending.never_started):
+        # claimed, resigned or never started (PROTOCOL.md §10.6), as `zoo verify` says it
+        console.print(Text(ending.describe(rp.session.seats), style="bold"))
     deal = render_deal(rp)
     if deal is not None:
         console.print(deal)

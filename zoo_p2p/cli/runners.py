@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
@@ -35,6 +35,7 @@ from zoo_p2p.driver import Driver
 from zoo_p2p.errors import LocalProtocolError, NotationError, UsageError
 from zoo_p2p.net.invite import Invite, InviteError, format_address
 from zoo_p2p.net.peer import (
+    LEAVE_ACK_WAIT,
     Host,
     HostOptions,
     Joiner,
@@ -53,6 +54,9 @@ from zoo_p2p.protocol.liveness import DEFAULT_MOVE_TIME, DEFAULT_REVEAL_TIME, Cl
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
 from zoo_p2p.text import shown
+
+if TYPE_CHECKING:
+    from zoo_p2p.net.portmap import BackgroundMapping
 
 
 # ----------------------------------------------------------------------------- adapters
@@ -179,6 +183,17 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     """Say how the run ended, the scores, where the log is, and what the audit says; return
     the exit code (0 finished and sound, 130 interrupted, else 1)."""
     interrupted = outcome.reason == "interrupted"
+    end_prompt = getattr(getattr(link, "driver", None), "end_prompt", None)
+    if callable(end_prompt):  # --plain: the cursor may sit after the move prompt
+        end_prompt()
+    if getattr(link, "leave_heard", None) is False:  # we said leave; the host never answered
+        console.print(
+            Text(
+                f"the host did not confirm our leave within {LEAVE_ACK_WAIT:g} s: "
+                "the others may show this seat as lost, not as left",
+                style="yellow",
+            )
+        )
     s = link.session
     if s is None:
         console.print(Text(f"no game: {shown(outcome.reason)}", style="red"))
@@ -187,20 +202,30 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     entries = list(s.entries)
     ok, verdict = audit_entries(entries)
     style = "green" if ok and outcome.finished else "yellow"
-    console.print(Text(f"{shown(outcome.reason)}; {len(entries)} entries", style=style))
+    reason = shown(outcome.reason)
+    if outcome.finished and s.ending is not None and s.ending.never_started:
+        reason = "the game never started"  # not "game over": a claim with no result (§10.5)
+    console.print(Text(f"{reason}; {len(entries)} entries", style=style))
     scores = score_line(s)
     if scores is not None:
         console.print(scores)
-    if s.ending is not None:  # claimed or resigned (PROTOCOL.md §10)
+    if s.ending is not None:  # claimed, never started or resigned (PROTOCOL.md §10)
         console.print(Text(s.outcome().describe(s.seats), style="bold"))
     lan.say_links(console, link)
-    console.print(Text(f"log saved: {path}", style="bold"))
+    console.print(Text(f"log saved: {path}", style="bold"), soft_wrap=True)  # one line to copy
     if ok:
         verdict = "ok: every signature, link, move, reveal and seed checks out"
     head, _, rest = verdict.partition(":")
     console.print(Text(f"audit: {head.upper()}" + (f" —{rest}" if rest else ""), style=style))
-    if not s.finished and path is not None and not getattr(link, "resigned_self", False):
-        console.print(Text(f"to continue this game: zoo resume {path}", style="bold"))
+    if (
+        not s.finished
+        and path is not None
+        and not getattr(link, "resigned_self", False)
+        and not outcome.never_started  # a seat never took its place: nothing to continue
+    ):
+        console.print(
+            Text(f"to continue this game: zoo resume {path}", style="bold"), soft_wrap=True
+        )
     if interrupted:
         return 130
     return 0 if outcome.finished and ok else 1
@@ -262,7 +287,11 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     files = GameFiles(
         plan.log_path,
         storage.NetSidecar(
-            role="host", port=plan.port, bind=plan.bind or lan.AUTO, curve=plan.curve
+            role="host",
+            port=plan.port,
+            bind=plan.bind or lan.AUTO,
+            curve=plan.curve,
+            upnp=plan.upnp,
         ),
     )
     lan_driver = lan.LanDriver(driver)
@@ -307,6 +336,7 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         upnp=plan.upnp,
         announce=plan.announce,
         qr=plan.qr,
+        hints=plan.hints,
     )
     files.sidecar = dataclasses.replace(files.sidecar, port=host.port, invite=str(host.invite))
     if plan.invite_file is not None:
@@ -393,7 +423,7 @@ def run_join(
     if log_path is not None and log_path.exists() and log_path.stat().st_size > 0:
         session, sink = resume_session(key, log_path)
         console.print(Text(f"resuming {shown(log_path)} from entry {len(session.entries)}"))
-    files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite)))
+    files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite), upnp=upnp))
     joiner = _joiner(
         invite,
         key,
@@ -476,6 +506,8 @@ def run_resume(
     files = GameFiles(log_path, sidecar)
     link: Link
     procs: list[subprocess.Popen[bytes]] = []
+    mapping: BackgroundMapping | None = None
+    reach: lan.Reach | None = None
     if session.seat == 0:
         where = lan.listen_plan(bind or sidecar.bind, None)
         opts = HostOptions(
@@ -499,9 +531,12 @@ def run_resume(
             sink=sink,
             address=where.advertise[0],
         )
-        host.invite = host.invite.with_addresses([(h, host.port) for h in where.advertise])
         console.print(f"resuming as host from entry {len(session.entries)}")
-        lan.print_invite(console, host.invite)
+        # the same addresses as before, and with --upnp the router asked again (bounded)
+        reach = lan.set_up_host(
+            console, host, where, driver=None, name=session.seats[0].name,
+            players=len(session.seats), variant="", upnp=sidecar.upnp, announce=False, qr=False,
+        )  # fmt: skip
         here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
         local = host.invite.with_addresses([(here, host.port)])
         if sidecar.bots_dir and Path(sidecar.bots_dir).is_dir():
@@ -537,9 +572,15 @@ def run_resume(
             session,
             sink,
         )
+        if sidecar.upnp:  # it joined with --upnp: ask the router again (in the background)
+            mapping = lan.map_mesh_port(console, link, invite)
         link.catch_up()
     try:
         outcome = link.run()
     finally:
         reap(procs)
+        if mapping is not None:
+            mapping.close()
+        if reach is not None:
+            reach.close()
     return finish(link, outcome, log_path, console)

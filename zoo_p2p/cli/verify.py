@@ -135,15 +135,21 @@ def render_report(console: Console, path: Path, report: AuditReport) -> None:
         console.print(Text(report.ending_text, style="bold"))
     if report.first_seat is not None:
         console.print(
-            Text(f"first player: {_seat(report, report.first_seat)}; {len(report.moves)} moves")
+            Text(
+                f"first player: {_seat(report, report.first_seat)}; {len(report.moves)} "
+                + ("move" if len(report.moves) == 1 else "moves")
+            )
         )
         console.print(deal_table(report))
     if report.scores is not None:
         label = "final scores" if report.ok else "scores so far (provisional)"
-        parts = [f"{shown(s.name)} {t}" for s, t in zip(report.seats, report.scores, strict=False)]
+        parts = [  # as the game's own closing line says them: "host (Yellow) 44"
+            f"{shown(s.name, 40)} ({s.team.label}) {t}"
+            for s, t in zip(report.seats, report.scores, strict=False)
+        ]
         line = f"{label}: " + ", ".join(parts)
         if report.winners:
-            line += "  — won by " + ", ".join(shown(report.seats[w].name) for w in report.winners)
+            line += "; won by " + ", ".join(_seat(report, w) for w in report.winners)
         console.print(Text(line))
     console.print()
 

@@ -14,7 +14,7 @@ from html import escape
 
 from zoo_p2p.export.record import GameRecord, MoveRecord
 from zoo_p2p.rules import Card, Send, State, Step, Team, Variant, square_name
-from zoo_p2p.text import shown
+from zoo_p2p.text import HINTS_WERE_ALLOWED, shown
 
 __all__ = ["card_code", "to_html"]
 
@@ -238,6 +238,8 @@ def to_html(
     variant = "General variant (no mutants)" if record.variant is Variant.GENERAL else "standard"
     seats = ", ".join(_seat(record.names, record.teams, s) for s in range(len(record.teams)))
     verdict = escape(shown(record.verdict, 300)) if record.verdict else "not audited"
+    if record.hints:  # PROTOCOL.md §3.2: from the genesis, our own words
+        seats += f'<br><span id="hints">{escape(HINTS_WERE_ALLOWED)}</span>'
     return _PAGE.format(
         title=escape(title),
         gid=escape(gid),

@@ -47,6 +47,7 @@ class GameRecord:
     verdict: str | None = None
     bottoms: tuple[int, ...] | None = None
     mutant_cards: tuple[tuple[int, int], ...] = field(default_factory=tuple)
+    hints: bool = False  # the genesis allowed hints: every seat agreed (PROTOCOL.md §3.2)
 
     def __post_init__(self) -> None:
         n = len(self.teams)
@@ -148,6 +149,7 @@ def record_from_entries(entries: Sequence[bytes], verdict: str | None = None) ->
         verdict=verdict,
         bottoms=bottoms,
         mutant_cards=tuple(sorted(mutants)),
+        hints=session.genesis.hints,
     )
 
 

@@ -6,6 +6,7 @@ It is for reading and viewing, not for proof: it carries no signatures (the `.zo
     [Format "zoo-p2p-text 1"]
     [GameId "9f2c…"]                 optional, 64 hex digits
     [Variant "standard"]             standard | general
+    [Hints "allowed"]                optional: the genesis allowed hints (PROTOCOL.md §3.2)
     [Seat1 "Yellow" "alice"]         one per seat, in seat order: team, then name
     [Seat2 "Blue" "bob"]
     [First "1"]                      the seat that moved first, numbered from 1
@@ -78,6 +79,8 @@ def to_text(
     if record.game_id:
         lines.append(f"[GameId {_quote(record.game_id)}]")
     lines.append(f"[Variant {_quote(record.variant.value)}]")
+    if record.hints:  # the genesis allowed hints (PROTOCOL.md §3.2)
+        lines.append('[Hints "allowed"]')
     for i, (team, name) in enumerate(zip(record.teams, record.names, strict=True), start=1):
         lines.append(f"[Seat{i} {_quote(team.label)} {_quote(name)}]")
     lines.append(f'[First "{record.first_seat + 1}"]')
@@ -185,6 +188,9 @@ def from_text(data: bytes | str) -> GameRecord:
         names.append(values[1])
     if not 2 <= len(teams) <= 4 or "Seat5" in tags:
         raise TextFormatError(f"a game has 2 to 4 seats (Seat1…), not {len(teams)}")
+    hints_t = one("Hints", required=False)
+    if hints_t is not None and hints_t[0] != "allowed":
+        raise TextFormatError('Hints takes "allowed" (or leave the tag out)', hints_t[1])
     first_s, no = one("First") or ("", 0)
     if not (first_s.isdigit() and 1 <= int(first_s) <= len(teams)):
         raise TextFormatError(f"First must be a seat from 1 to {len(teams)}", no)
@@ -259,6 +265,7 @@ def from_text(data: bytes | str) -> GameRecord:
             verdict=verdict,
             bottoms=bottoms,
             mutant_cards=tuple(sorted(mutant_cards)),
+            hints=hints_t is not None,
         )
         record.positions()
     except ValueError as exc:

@@ -11,6 +11,7 @@ A host announces one service instance per game. Its TXT record carries (protocol
 ``taken``  seats already taken (1..seats)
 ``variant`` ``standard`` or ``general``
 ``inv``    the invite (at most 255 bytes; addresses that do not fit are left out)
+``hints``  optional: ``1`` the table allows hints (PROTOCOL.md §3.2), ``0`` or absent: not
 =========  ===============================================================
 
 Everything in an advert is hostile input: every field is checked and bounded, an advert with a
@@ -108,6 +109,7 @@ class Advert:
     taken: int
     variant: str
     invite: Invite
+    hints: bool = False  # the host says its table allows hints (its welcome and genesis bind)
 
     @property
     def free(self) -> int:
@@ -124,12 +126,14 @@ def _instance(name: str, fingerprint: str) -> str:
     return cut + tail
 
 
-def txt_for(invite: Invite, *, name: str, seats: int, taken: int, variant: str) -> dict[str, str]:
+def txt_for(
+    invite: Invite, *, name: str, seats: int, taken: int, variant: str, hints: bool = False
+) -> dict[str, str]:
     """The TXT properties that announce this game (the invite trimmed to fit 255 bytes)."""
     inv = invite
     while len(f"inv={inv}".encode()) > _TXT_MAX and inv.also:
         inv = inv.with_addresses(list(inv.addresses[:-1]))
-    return {
+    txt = {
         "v": "1",
         "name": name[:MAX_NAME],
         "fp": invite.fingerprint,
@@ -138,6 +142,19 @@ def txt_for(invite: Invite, *, name: str, seats: int, taken: int, variant: str) 
         "variant": variant,
         "inv": str(inv),
     }
+    if hints:  # only then: an older browser sees the advert it always saw
+        txt["hints"] = "1"
+    return txt
+
+
+def _hints_field(raw: bytes | None) -> bool:
+    """The optional `hints` field: exactly ``1`` or ``0`` (absent: ``0``); anything else drops
+    the advert (an advert with a bad field is dropped, whatever the field)."""
+    if raw is None or raw == b"0":
+        return False
+    if raw == b"1":
+        return True
+    raise ValueError("advert with a bad hints field (1 or 0)")
 
 
 def parse_txt(props: dict[bytes, bytes | None], extra: list[Address] | None = None) -> Advert:
@@ -182,7 +199,7 @@ def parse_txt(props: dict[bytes, bytes | None], extra: list[Address] | None = No
             if a not in have and len(have) < MAX_ADDRESSES:
                 have.append(a)
         inv = inv.with_addresses(have)
-    return Advert(name, fp, seats, taken, variant, inv)
+    return Advert(name, fp, seats, taken, variant, inv, _hints_field(props.get(b"hints")))
 
 
 class _Trouble(logging.Handler):
@@ -240,12 +257,14 @@ class Announcer:
         taken: int,
         variant: str,
         interfaces: list[str] | None = None,
+        hints: bool = False,
     ) -> None:
         self.invite = invite
         self.name = name
         self.seats = seats
         self.taken = taken
         self.variant = variant
+        self.hints = hints
         self.interfaces = interfaces
         self.error: str | None = None
         self.registered = threading.Event()
@@ -294,6 +313,7 @@ class Announcer:
                 seats=self.seats,
                 taken=self.taken,
                 variant=self.variant,
+                hints=self.hints,
             ),
             server=f"zoo-{self.invite.fingerprint.lower()}.local.",
         )
@@ -505,6 +525,7 @@ class GameList:
                 and advert.name == old.name
                 and advert.seats == old.seats
                 and advert.variant == old.variant
+                and advert.hints == old.hints
             )
             if not same_game:
                 log.info("dropped a conflicting advert for %r", name[:80])

@@ -259,17 +259,20 @@ class Attempt:
     error: str = ""
 
 
-def _close_monitored(sock: Any, mon: Any) -> None:
-    """Close a socket and the PAIR that reads its monitor, monitoring stopped first.
+def close_monitored(sock: Any, mon: Any, *, linger: int = 0) -> None:
+    """Close a socket and the PAIR that reads its monitor (if any), monitoring stopped first;
+    `linger` (ms) is the socket's, so a last message may still leave.
 
     Closing the PAIR while the socket is still monitored lets libzmq's I/O thread block for
     good on the next event it sends to it (libzmq#3575): a failed handshake is followed at
     once by a reconnect and its event, so under load every other attempt sharing the context
-    then stalled and the real host went unanswered until the timeout."""
+    then stalled and the real host went unanswered until the timeout. The peers' sockets
+    (`zoo_p2p.net.peer`) close the same way."""
     with contextlib.suppress(Exception):  # already stopped, or the socket is gone
         sock.disable_monitor()
-    mon.close(linger=0)
-    sock.close(linger=0)
+    if mon is not None:
+        mon.close(linger=0)
+    sock.close(linger=linger)
 
 
 def probe(
@@ -346,13 +349,13 @@ def probe(
                 )
                 poller.unregister(mon)
                 del live[mon]
-                _close_monitored(_sock, mon)
+                close_monitored(_sock, mon)
     finally:
         for mon, (addr, t0, sock) in live.items():
             if addr != winner:
                 why = notes.get(addr, "no answer")
                 attempts.append(Attempt(addr, False, time.monotonic() - t0, why))
-            _close_monitored(sock, mon)
+            close_monitored(sock, mon)
         for addr in todo:
             attempts.append(Attempt(addr, False, 0.0, "not tried"))
         ctx.term()

@@ -3,7 +3,13 @@ resignations on the wire. Mixed into `peer.Link`; the session decides what is va
 
 Wire messages (TRANSPORT.md): `claim {vote}` carries one vote (msgpack `[claimed, at, seat, sig]`),
 `resign {r, key}` one resignation statement and, to the host only, the stand-in's private key.
-The host relays both to every other seat; joiners send theirs to the host.
+The host relays both to every other seat; joiners send theirs to the host. Both also travel on
+the direct links (mesh messages `vote {v}`, `resign {r}`, TRANSPORT.md §10.3), so a host that
+drops them cannot keep a stalled game from ending or hide a resignation: the voter publishes its
+vote with every re-send, the resigner its statement, and every peer publishes a resignation it
+accepts once more. The stand-in's private key goes to the host only, never on the mesh: whoever
+holds it can sign for the seat, and one holder (the host, which runs the stand-in) means one
+signer, so no fork and no second stand-in.
 """
 
 from __future__ import annotations
@@ -16,10 +22,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from zoo_p2p.driver import ClaimQuestion, Outcome
 from zoo_p2p.errors import LocalProtocolError, RemoteProtocolError
 from zoo_p2p.net import wire
 from zoo_p2p.protocol.crypto import public_key_bytes
-from zoo_p2p.protocol.encoding import decode_entry
+from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.liveness import (
     Resignation,
     Vote,
@@ -34,6 +41,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("zoo_p2p.net")
 T = TypeVar("T")
+
+# what the floor holder owes, as the claim question names it
+_OWED = {
+    Kind.MOVE: "its move",
+    Kind.REVEAL: "its reveal",
+    Kind.COMMIT: "its commitment",
+    Kind.OPEN: "its opening",
+    Kind.SEED: "its seed",
+    Kind.RESULT: "its signed result",
+}
 
 VOTE_RESEND = 1.0  # seconds between re-sends of our vote while the claim is incomplete
 
@@ -59,18 +76,26 @@ class Liveness:
     session: Session | None
     driver: Any
     dropped: int
+    stopped: Outcome | None
     _turn_at: int | None
 
     def _init_liveness(self) -> None:
         self._clock_len = -1  # log length when the floor last changed hands (as we saw it)
         self._clock_start = 0.0
         self._offered = False  # the current stall was offered to the driver (or claimed)
+        # the person was asked about the current stall: (late seat, until when, asking now —
+        # else waiting as the person chose); at `until` we claim, or ask again after a wait
+        self._asked: tuple[int, float | None, bool] | None = None
+        self._votes_told: tuple[int, ...] | None = None  # votes a pending claim lacked, as told
         self._my_vote: Vote | None = None
         self._vote_sent = 0.0
         self._told_ending = False
         self.resigned_self = False  # we signed our resignation (the exit says so, not "resume")
         self.stand_in_keys: dict[int, bytes] = {}  # host: seat -> stand-in private key (raw)
-        self._stand_ins_started: set[int] = set()
+        self._stand_ins_started: set[int] = set()  # resignations in the log we acted on
+        self._stand_ins_run: set[int] = set()  # host: seats whose stand-in we started
+        self._votes_held: dict[int, bytes] = {}  # seat -> its vote that the session accepted
+        self._resigns_held: set[bytes] = set()  # resignation statements the session accepted
         self.stand_in_key: Ed25519PrivateKey | None = None  # we are a stand-in with this key
         # host: starts the bot of a resigned seat: (seat, private key raw, link); else the
         # driver's `on_stand_in` if it has one
@@ -120,18 +145,173 @@ class Liveness:
             return
         if self._clock_len != len(s):
             self._clock_len, self._clock_start, self._offered = len(s), now, False
+            self._question_gone(s)
+            self._votes_told = None
             return
         if s.voted:
+            self._tell_votes(s)
             if self._my_vote is not None and now - self._vote_sent >= VOTE_RESEND:
                 self._send_vote(self._my_vote, now)
             return
         allowed = s.clocks.for_kind(f.kind)
+        if f.kind == Kind.COMMIT and f.seat != 0 and s.can_claim():
+            # its commit is a seat's first entry: before it, the seat never took its place
+            # (PROTOCOL.md §3.2): nothing to claim against it, the game never started
+            if self._seat_has_left(f.seat) or now - self._clock_start >= allowed:
+                self._never_started(f.seat, allowed)
+            return
+        if self._asked is not None:
+            self._tell_votes(s)
+            self._question_tick(now, allowed)
+            return
         if self._offered or not s.can_claim() or now - self._clock_start < allowed:
             return
         self._offered = True
+        self._offer_claim(now, allowed)
+
+    # ----- the person's question: claim now, or wait (a bounded wait) ----------------------
+    def _offer_claim(self, now: float, allowed: int) -> None:
+        """The floor holder's time ran out: a driver that asks its person (`on_claim_offer`
+        returns False) gets one more clock period for the answer; any other claims at once."""
         offer = getattr(self.driver, "on_claim_offer", None)
-        if offer is None or offer(f.seat, f.kind, allowed, self):
+        if offer is None:
             self.claim()
+            return
+        question = self._claim_question(now)
+        if question is None or offer(question, self):
+            self._asked = None
+            self.claim()
+            return
+        self._asked = (question.seat, now + allowed, True)
+        if self.session is not None:  # the question says whose votes the claim lacks now
+            self._votes_told = tuple(self.session.votes_missing())
+
+    def _claim_question(self, now: float) -> ClaimQuestion | None:
+        s = self.session
+        if s is None or s.floor is None or s.seat is None:
+            return None
+        f = s.floor
+        missing = s.votes_missing()
+        voted = [i for i in range(len(s.seats)) if i != f.seat and i not in missing]
+
+        def word(i: int) -> str:
+            return seat_word(i, s.seats[i].team.label)
+
+        return ClaimQuestion(
+            seat=f.seat,
+            who=word(f.seat),
+            what=_OWED.get(f.kind, "its next entry"),
+            waited=int(now - self._clock_start),
+            voted=tuple(word(i) for i in voted),
+            missing=tuple(
+                ["you"] * (s.seat in missing) + [word(i) for i in missing if i != s.seat]
+            ),
+        )
+
+    def _question_tick(self, now: float, allowed: int) -> None:
+        """While the person is asked, or waits: the bound of one more clock period."""
+        assert self._asked is not None
+        seat, until, asking = self._asked
+        if until is None:  # the person just chose to wait: one more clock period from now
+            self._asked = (seat, now + allowed, asking)
+            return
+        if now < until:
+            return
+        if not asking:  # the wait the person chose is over: ask again
+            self._asked = None
+            self._offer_claim(now, allowed)
+            return
+        self._asked = None
+        self._claim_closed("no answer: claiming the game for you")
+        self.claim()
+
+    def _tell_votes(self, s: Session) -> None:
+        """While a claim is pending (we voted, or our person is asked or waits): say whose votes
+        it still lacks whenever that changes (the claim notice or the question said it first)."""
+        missing = tuple(s.votes_missing())
+        if self._votes_told is None or missing == self._votes_told or s.floor is None:
+            self._votes_told = missing
+            return
+        came = [i for i in self._votes_told if i not in missing]
+        self._votes_told = missing
+        if not missing or not came:
+            return  # complete (the claim entry follows), or a stale vote dropped
+
+        def word(i: int) -> str:
+            return "you" if i == s.seat else seat_word(i, s.seats[i].team.label)
+
+        late = seat_word(s.floor.seat, s.seats[s.floor.seat].team.label)
+        self.driver.on_notice(
+            f"{', '.join(map(word, came))} voted to claim the game from {late}; the claim still "
+            f"lacks the votes of {', '.join(map(word, missing))}"
+        )
+
+    def _question_gone(self, s: Session) -> None:
+        """The log grew while the person was asked or waited: the question goes away."""
+        if self._asked is None:
+            return
+        seat = self._asked[0]
+        self._asked = None
+        who = seat_word(seat, s.seats[seat].team.label)
+        try:
+            answered = decode_entry(s.entries[-1]).seat == seat
+        except (RemoteProtocolError, IndexError):  # our own log: cannot happen, but say less
+            answered = False
+        self._claim_closed(
+            f"{who} answered: the game goes on"
+            if answered
+            else f"the game moved on (no answer from {who} is owed any more)"
+        )
+
+    def _claim_closed(self, text: str) -> None:
+        closed = getattr(self.driver, "on_claim_closed", None)
+        if closed is None:
+            self.driver.on_notice(text)
+        else:
+            closed(text, self)
+
+    def claim_now(self) -> bool:
+        """The person answered "claim": sign our vote (False: the question is gone, the floor
+        moved meanwhile, so there is nothing of that stall to claim)."""
+        if self._asked is None or not self._asked[2]:
+            return False
+        self._asked = None
+        return self.claim()
+
+    def claim_wait(self) -> bool:
+        """The person answered "wait": one more clock period, then the question comes again
+        (False: the question is gone meanwhile)."""
+        s = self.session
+        if self._asked is None or not self._asked[2] or s is None:
+            return False
+        seat = self._asked[0]
+        allowed = s.time_allowed() or 0
+        self._asked = (seat, None, False)  # the loop's next turn starts the wait
+        who = seat_word(seat, s.seats[seat].team.label)
+        self.driver.on_notice(f"waiting {allowed} s more for {who}; then you are asked again")
+        return True
+
+    def _seat_has_left(self, seat: int) -> bool:
+        """The seat said it leaves (its last link sent `leave`); the host knows, joiners do not."""
+        return False
+
+    def _never_started(self, seat: int, allowed: int) -> None:
+        """Stop without a result: the seat owing its first commit left or let its clock run out,
+        so it never agreed to this game (its genesis may say what it refused, e.g. hints)."""
+        s = self.session
+        assert s is not None
+        who = seat_word(seat, s.seats[seat].team.label)
+        why = (
+            "left before taking its seat"
+            if self._seat_has_left(seat)
+            else f"did not take its seat (no commitment within {allowed} s)"
+        )
+        self.stopped = Outcome(
+            False,
+            f"the game never started: {who} {why}; it signed nothing in this game: no result",
+            len(s),
+            never_started=True,
+        )
 
     def claim(self) -> bool:
         """Sign our vote against the floor holder (its time ran out) and send it to everyone.
@@ -151,7 +331,9 @@ class Liveness:
         self.driver.on_notice(
             f"{who} did not answer within {s.clocks.for_kind(f.kind)} s: we claim the game"
             + (
-                f" (waiting for the votes of {', '.join(str(i + 1) for i in s.votes_missing())})"
+                " (the claim still lacks the votes of "
+                + ", ".join(seat_word(i, s.seats[i].team.label) for i in s.votes_missing())
+                + ")"
                 if s.votes_missing()
                 else ""
             )
@@ -164,15 +346,21 @@ class Liveness:
         self._vote_sent = now
         data = vote.to_bytes()
         self._liveness_out(wire.pack("claim", vote=data), None)
-        mesh: Mesh | None = getattr(self, "mesh", None)
-        if mesh is not None:  # and on the direct links: a claim must not need the host
-            from zoo_p2p.net.mesh import pack as mesh_pack
+        self._mesh_statement("vote", data)  # and on the direct links: a claim needs no host
 
-            mesh.publish(mesh_pack("vote", v=data))
+    def _mesh_statement(self, kind: str, data: bytes) -> None:
+        mesh: Mesh | None = getattr(self, "mesh", None)
+        if mesh is not None:
+            mesh.publish_statement(kind, data)
 
     def mesh_vote(self, seat: int, data: bytes) -> None:
-        """A claim vote that came on a direct link (zoo_p2p.net.mesh)."""
+        """A claim vote that came on a direct link (zoo_p2p.net.mesh): only the voter's own."""
         self._on_vote(seat, data)
+
+    def mesh_resign(self, seat: int, data: bytes) -> None:
+        """A resignation statement that came on a direct link: the resigner's own or one that
+        another peer passes on (its signature says whose it is); never with a key."""
+        self._on_resign(None, data, b"")
 
     def _on_vote(self, seat: int | None, data: bytes) -> None:
         """A claim vote from a peer (the host relays it on if it holds)."""
@@ -186,11 +374,20 @@ class Liveness:
             self.dropped += 1
             log.warning("dropped a claim vote relayed for another seat")
             return
-        if not s.add_vote(vote):
-            log.info("a claim vote about entry %d is not about our head (%d)", vote.at, len(s))
-            return
+        held = (
+            self._votes_held.get(vote.seat) == data
+            and vote.at == len(s)
+            and vote.seat not in s.votes_missing()
+        )
+        if not held:  # the same vote again (a re-send, or the other path): checked already
+            if not s.add_vote(vote):
+                log.info("a claim vote about entry %d is not about our head (%d)", vote.at, len(s))
+                return
+            self._votes_held[vote.seat] = data
+        # relayed again even when held: a seat one entry behind dropped the earlier copy
         self._liveness_out(wire.pack("claim", vote=data), vote.seat)
-        self._advance(len(s))
+        if not held:
+            self._advance(len(s))
 
     def _release_if_moved_on(self, start: int, entries: list[bytes]) -> None:
         """While our vote binds us, entries beyond the floor holder's answer show that some seat
@@ -259,13 +456,15 @@ class Liveness:
         if s is None:
             return
         for seat in s.resigned:
-            if seat in self._stand_ins_started:
-                continue
-            self._stand_ins_started.add(seat)
-            self._on_resigned(seat, s.seat_key(seat))
+            if seat not in self._stand_ins_started:
+                self._stand_ins_started.add(seat)
+                self._on_resigned(seat, s.seat_key(seat))
             key = self.stand_in_keys.get(seat)
+            if key is None or seat in self._stand_ins_run:
+                continue  # (the key may come after the entry: the statement travels two ways)
             start = self.stand_in_starter or getattr(self.driver, "on_stand_in", None)
-            if key is not None and start is not None:
+            self._stand_ins_run.add(seat)
+            if start is not None:
                 start(seat, key, self)
         if self.stand_in_key is not None and s.seat is None and s.resigned:
             try:
@@ -282,7 +481,9 @@ class Liveness:
         if s is None:
             raise LocalProtocolError("no game to resign from")
         r = s.resign(stand_in)
-        self._liveness_out(wire.pack("resign", r=r.to_bytes(), key=stand_in_private), None)
+        data = r.to_bytes()
+        self._liveness_out(wire.pack("resign", r=data, key=stand_in_private), None)
+        self._mesh_statement("resign", data)  # the statement only: the key goes to the host
         return r
 
     def _on_resign(self, seat: int | None, data: bytes, key: bytes) -> None:
@@ -292,15 +493,46 @@ class Liveness:
         r = self._from_peer("a resignation", parse_resignation, data)
         if r is None:
             return
-        if (seat is not None and r.seat != seat) or not s.add_resignation(r):
+        if seat is not None and r.seat != seat:
+            self.dropped += 1
+            log.warning("dropped a resignation relayed for another seat")
+            return
+        if data in self._resigns_held or r.seat in s.resigned:
+            # the same statement by the other path (host link, direct links), or one already in
+            # the log: nothing to check again; from the resigner's own link it still brings the
+            # stand-in's key (kept only if the log names that key, see _keep_stand_in_key)
+            if seat is not None and r.seat in s.resigned:
+                self._keep_stand_in_key(r, key, s.seat_key(r.seat))
+            elif seat is not None and r.new_key is not None:
+                self._keep_stand_in_key(r, key, r.new_key)
+            return
+        if not s.add_resignation(r):
             self.dropped += 1
             log.warning("dropped a resignation that does not verify")
             return
+        if len(self._resigns_held) < 16:  # each seat resigns once; a few spare for garbage
+            self._resigns_held.add(data)
         who = seat_word(r.seat, s.seats[r.seat].team.label)
         self.driver.on_notice(
             f"{who} resigned" + ("; a bot plays on in its seat" if r.new_key is not None else "")
         )
-        if key and len(key) == 32:
-            self.stand_in_keys[r.seat] = key
+        if seat is not None and r.new_key is not None:  # from the resigner's own link (host)
+            self._keep_stand_in_key(r, key, r.new_key)
         self._liveness_out(wire.pack("resign", r=data, key=b""), r.seat)
+        self._mesh_statement("resign", data)  # passed on once: the resigner may be gone
         self._advance(len(s))
+
+    def _keep_stand_in_key(self, r: Resignation, key: bytes, named: bytes) -> None:
+        """Host: keep the stand-in's private key that came with `r` on the resigner's own link,
+        if its public half is `named` (the key the accepted resignation, or the log, names)."""
+        if not key or len(key) != 32 or r.seat in self.stand_in_keys:
+            return
+        try:
+            pub = public_key_bytes(Ed25519PrivateKey.from_private_bytes(key))
+        except ValueError:
+            pub = b""
+        if pub != named or r.new_key != named:
+            self.dropped += 1
+            log.warning("dropped a stand-in key that the resignation does not name")
+            return
+        self.stand_in_keys[r.seat] = key

@@ -21,6 +21,12 @@ sees two signed entries of one author at one seq with one predecessor: a fork pr
 advertises an entry and does not deliver it when asked, and an author whose entry reaches us
 only through others, are named (a notice, not a proof: nobody can prove a message was not sent).
 
+Claim votes and resignation statements (PROTOCOL.md §10.2, §10.4) travel here too, besides the
+host link (`vote`, `resign`): the voter publishes its own vote every second, the resigner its
+statement as it leaves, and every peer passes a resignation it accepts on once, so a host that
+drops them cannot keep a stalled game from ending or hide a resignation. The session checks them
+exactly as when the host relays them; a stand-in's private key never travels here.
+
 When the session stops on a cheat, the proof (the signed entries) is written next to the log and
 sent to every peer we can reach; a peer that receives a proof checks it itself against its own
 log, keeps it, passes it on and stops with the same verdict.
@@ -83,6 +89,8 @@ HOLD_BACK = 1.0  # an advertised entry not delivered this long after we asked: n
 MAX_GET = 64  # entries in one `get` reply
 GETS_PER_S = 40.0  # `get` requests served per peer and second (token bucket, burst 40)
 PROOFS_PER_S = 1.0  # received proofs checked per peer and second (burst 2)
+STATEMENTS_PER_S = 10.0  # votes and resignations taken per peer and second (burst 20)
+MAX_STATEMENT = 4096  # bytes in one vote or resignation statement
 MSGS_PER_S = 2000.0  # messages read per peer and second; beyond it they are dropped
 MAX_EP = 128  # characters in an endpoint
 MESH_HWM = 1000  # messages queued per direct link (then new ones are dropped)
@@ -147,6 +155,7 @@ _FIELDS = {
     "get": {"from", "n", "to"},
     "proof": {"p"},
     "vote": {"v"},  # a claim vote (PROTOCOL.md §10.2), so a claim needs no host (p2)
+    "resign": {"r"},  # a resignation statement (PROTOCOL.md §10.4), never the stand-in's key
 }
 
 
@@ -186,7 +195,9 @@ def _check(msg: dict[str, Any]) -> None:
     elif kind == "proof":
         ok = type(msg["p"]) is bytes and 0 < len(msg["p"]) <= wire.MAX_FRAME - 64
     elif kind == "vote":
-        ok = type(msg["v"]) is bytes and 0 < len(msg["v"]) <= 4096
+        ok = type(msg["v"]) is bytes and 0 < len(msg["v"]) <= MAX_STATEMENT
+    elif kind == "resign":
+        ok = type(msg["r"]) is bytes and 0 < len(msg["r"]) <= MAX_STATEMENT
     if not ok:
         raise wire.WireError(f"mesh {kind}: a field is out of range or mistyped")
 
@@ -337,6 +348,8 @@ class MeshOwner(Protocol):
     def mesh_tunnel(self, data: bytes, to: int | None) -> None: ...
     def mesh_notice(self, text: str) -> None: ...
     def mesh_log_path(self) -> Path | None: ...
+    def mesh_vote(self, seat: int, data: bytes) -> None: ...
+    def mesh_resign(self, seat: int, data: bytes) -> None: ...
 
     @property
     def stopped(self) -> Any: ...
@@ -350,8 +363,9 @@ class _Bucket:
         self.rate, self.burst, self.tokens, self.at = rate, burst, burst, time.monotonic()
 
     def take(self, now: float) -> bool:
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
+        # (a `now` read just before the bucket was made must not cost it part of its burst)
+        self.tokens = min(self.burst, self.tokens + max(0.0, now - self.at) * self.rate)
+        self.at = max(self.at, now)
         if self.tokens < 1:
             return False
         self.tokens -= 1
@@ -420,6 +434,11 @@ class Mesh:
         self._retired: set[Any] = set()  # subscriptions closed since the last tick
         self._get_rate: dict[int, _Bucket] = {}
         self._proof_rate: dict[int, _Bucket] = {}
+        self._statement_rate: dict[int, _Bucket] = {}
+        # seat -> its latest card that its current key does not verify: it may be a stand-in's,
+        # whose resignation we do not hold yet; checked again when a seat's key changes
+        self._unverified: dict[int, dict[str, Any]] = {}
+        self._keys_at = 0  # resignations in our log when we last looked (a seat's key changed)
         self._asked: dict[tuple[int, int], float] = {}  # (peer seat, seq) -> first asked
         self._ask_last: dict[tuple[int, int], float] = {}
         self._named: set[tuple[str, int]] = set()
@@ -575,6 +594,16 @@ class Mesh:
         data = pack("ent", **{"from": start, "e": entries, "h": list(self._head())})
         self.publish(data)
 
+    def publish_statement(self, kind: str, data: bytes) -> None:
+        """Publish a claim vote (`vote`) or a resignation statement (`resign`) on our direct
+        links; one that does not fit a mesh message is not sent (the host link still is)."""
+        try:
+            msg = pack(kind, **({"v": data} if kind == "vote" else {"r": data}))
+        except wire.WireError:
+            log.warning("a %s statement of %d bytes does not fit the mesh", kind, len(data))
+            return
+        self.publish(msg)
+
     def _broadcast_proof(self, proof: bytes, skip: int | None = None) -> None:
         try:
             data = pack("proof", p=proof)
@@ -589,11 +618,20 @@ class Mesh:
         seat = msg["seat"]
         if seat >= self.n or seat == self.seat:
             return
-        card = check_card(self._pubs[seat], self.game_id, msg)
+        # the seat's current key: a stand-in's once the seat's resignation is in our log
+        card = check_card(self._key_of(seat), self.game_id, msg)
         if card is None:
+            if seat in self.session.resigned:
+                if check_card(self._pubs[seat], self.game_id, msg) is not None:
+                    log.info("a card of %s from before its resignation", self.name(seat))
+                    return
+            else:
+                # a stand-in's card may overtake the resignation that names its key
+                self._unverified[seat] = msg
             self.dropped += 1
             log.warning("dropped a card for %s with a bad signature", self.name(seat))
             return
+        self._unverified.pop(seat, None)
         old = self.peers.get(seat)
         if old is not None and old.card.skey == card.skey:
             if set(card.endpoints) > set(old.card.endpoints):
@@ -618,8 +656,30 @@ class Mesh:
             "card", seat=seat, ep=card.wire_ep(), skey=card.skey, sig=msg["sig"]
         )
         self.owner.mesh_tunnel(self.cards[seat], None)  # the host passes cards on; joiners no-op
+        if self.seat == 0:
+            # and tells that seat every card it holds: it may have had none of them (a stand-in
+            # whose publisher starts only once its seat is handed over, after its hello)
+            for other, msg_other in self.cards.items():
+                if other != seat:
+                    self.owner.mesh_tunnel(msg_other, seat)
         self._greet = True  # gossip the new card on our publisher too
         log.info("linking directly to %s at %s", self.name(seat), shown(", ".join(card.endpoints)))
+
+    def _key_of(self, seat: int) -> Ed25519PublicKey:
+        """The key that signs for `seat` now (the genesis key, or its stand-in's)."""
+        if seat in self.session.resigned:
+            return Ed25519PublicKey.from_public_bytes(self.session.seat_key(seat))
+        return self._pubs[seat]
+
+    def _keys_changed(self) -> None:
+        """A resignation entered our log: a card we could not verify may be its stand-in's."""
+        n = len(self.session.resigned)
+        if n == self._keys_at:
+            return
+        self._keys_at = n
+        for seat in sorted(self._unverified):
+            if seat in self.session.resigned:
+                self._on_card(self._unverified.pop(seat))
 
     def _grown(self, p: _Peer, card: Card, sig: bytes) -> None:
         """A seat's card with more endpoints under the same key: keep the link we have, or
@@ -793,10 +853,18 @@ class Mesh:
                 self.publish(pack("ent", **{"from": start, "e": batch, "h": list(self._head())}))
         elif kind == "proof":
             self._on_proof(seat, msg, now)
-        elif kind == "vote":
-            on_vote = getattr(self.owner, "mesh_vote", None)
-            if on_vote is not None:
-                on_vote(seat, msg["v"])
+        elif kind in ("vote", "resign"):
+            # a signature check each, so bounded apart from the message rate (§10.6)
+            bucket = self._statement_rate.setdefault(
+                seat, _Bucket(STATEMENTS_PER_S, 2 * STATEMENTS_PER_S)
+            )
+            if not bucket.take(now):
+                self.dropped += 1
+                return
+            if kind == "vote":
+                self.owner.mesh_vote(seat, msg["v"])
+            else:
+                self.owner.mesh_resign(seat, msg["r"])
 
     def _on_entries(self, seat: int, start: int, entries: list[bytes], now: float) -> None:
         s = self.session
@@ -916,6 +984,7 @@ class Mesh:
     def tick(self, now: float) -> None:
         """Heads and cards on every direct link; name who holds entries back."""
         self._retired.clear()  # a new poll comes next: it cannot name a closed socket
+        self._keys_changed()
         if not self._more_done and self._more is not None and self._more.ready():
             self._make_card()  # the router answered: our card again, with the mapped endpoint
         if now - self._last_heads >= HEAD_EVERY:
@@ -999,7 +1068,7 @@ class Mesh:
         for p in list(self.peers.values()):
             self._close_sub(p)
         self.pub.close(linger=500)
-        self.ctx.term()
+        self.ctx.destroy(linger=0)  # bounded: any socket still open goes with no linger
 
 
 def advertise_for(host: str) -> tuple[str, str]:

@@ -34,7 +34,7 @@ from zmq.utils import z85
 from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
 from zoo_p2p.errors import CheatError, RemoteProtocolError, ZooError
 from zoo_p2p.net import wire
-from zoo_p2p.net.invite import Invite, format_address
+from zoo_p2p.net.invite import Invite, close_monitored, format_address
 from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.net.mesh import Mesh, MoreEndpoints, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
@@ -80,6 +80,8 @@ SYNC_BURST = 6  # resync answers a link may get at once ...
 SYNC_RATE = 2.0  # ... and then per second (a token bucket)
 WATCH_EVERY = 0.05  # seconds between the host's checks of its connections (hello, flood)
 FIRST_STATUS = 2.0  # seconds before a joiner first says it has no answer yet
+LEAVE_ACK_WAIT = 1.5  # seconds a leaving joiner waits for the host's farewell (TRANSPORT.md §6)
+FAREWELL = wire.pack("farewell")
 WANT_NOFILE = 65536  # the soft RLIMIT_NOFILE the host asks for (up to the hard limit)
 _TCP_INFO_BYTES_RECEIVED = 128  # offset of tcpi_bytes_received in struct tcp_info (Linux >= 4.1)
 _AWAITED = {
@@ -590,7 +592,10 @@ class Link(Liveness):
         """A socket is readable."""
 
     def close(self) -> None:
-        """Close every socket and the context, and the log file."""
+        """Close every socket and the context, and the log file.
+
+        A subclass closes its monitored socket first, monitoring stopped before the PAIR that
+        reads the events (`close_monitored`); what is left closes here with no linger."""
         if self.mesh is not None:
             self.mesh.close()
         self.ctx.destroy(linger=0)
@@ -992,9 +997,15 @@ class Host(Link):
             return
         if conn is None:
             if kind == "leave" and self._late_leave(curve, msg["reason"]):
+                self._send(rid, FAREWELL)
                 return
             self.dropped += 1
+            if kind == "leave" and msg["reason"] == HINTS_DECLINED:
+                self._send(rid, FAREWELL)  # heard: it need not wait for us (§6)
+                self._once("declined", HOST_DECLINED, every=2.0)
+                return
             if kind == "leave":
+                self._send(rid, FAREWELL)  # heard: it need not wait for us (§6)
                 self._once(
                     "leave",
                     f"a joiner gave up before its hello: {shown(msg['reason'])}",
@@ -1034,7 +1045,7 @@ class Host(Link):
         elif kind == "done":
             conn.done = True
         elif kind in ("bye", "leave"):
-            self._on_leave(rid, conn, msg.get("reason", ""))
+            self._on_leave(rid, conn, kind, msg.get("reason", ""))
         elif kind in ("ping",):
             pass  # liveness only
         else:  # welcome, lobby, presence, who, … are not for the host
@@ -1080,11 +1091,17 @@ class Host(Link):
         self._seat_left(seat, reason)
         return True
 
-    def _on_leave(self, rid: bytes, conn: _Conn, reason: str) -> None:
-        """An authenticated bye: the link goes; during the game its seat is shown as left."""
+    def _on_leave(self, rid: bytes, conn: _Conn, kind: str, reason: str) -> None:
+        """An authenticated bye: the link goes; during the game its seat is shown as left.
+        A `leave` is answered with `farewell`, so the joiner knows it was heard (§6)."""
+        if kind == "leave":
+            self._send(rid, FAREWELL)
         self._drop(rid)
         if conn.seat is not None:
             self._seat_left(conn.seat, reason)
+
+    def _seat_has_left(self, seat: int) -> bool:
+        return seat in self._left
 
     def _seat_left(self, seat: int, reason: str) -> None:
         if self.session is None or self.session.finished:
@@ -1094,16 +1111,27 @@ class Host(Link):
         if seat not in self._left:
             self._left.add(seat)
             why = f": {shown(reason)}" if reason else ""
-            self.driver.on_notice(f"{shown(self._name(seat))} (seat {seat + 1}) left{why}")
+            self.driver.on_notice(f"{self._who(seat)} left{why}")
             self._presence(time.monotonic(), force=True)
 
     def _welcome(self, rid: bytes, curve: bytes, seat: int | None) -> None:
         client = curve if self.options.curve else bytes(32)
-        sig = self.key.sign(wire.welcome_signed_bytes(self.server_pub, client, self.pub))
-        self._send(rid, wire.pack("welcome", v=wire.WIRE_VERSION, pub=self.pub, sig=sig, seat=seat))
+        s = self.session
+        hints = self.options.hints if s is None else s.genesis.hints
+        sig = self.key.sign(wire.welcome_signed_bytes(self.server_pub, client, self.pub, hints))
+        fields: dict[str, Any] = {"v": wire.WIRE_VERSION, "pub": self.pub, "sig": sig, "seat": seat}
+        if hints:  # TRANSPORT.md §5: said before the joiner's hello, so it can leave unseated
+            fields["hints"] = True
+        self._send(rid, wire.pack("welcome", **fields))
 
     def _name(self, seat: int) -> str:
         return self.lobby[seat].name if seat < len(self.lobby) else f"seat {seat}"
+
+    def _who(self, seat: int) -> str:
+        """`player, seat 2 (Blue)`: the seat's name (shown) and how people read the seat."""
+        s = self.session
+        team = s.seats[seat].team.label if s is not None and seat < len(s.seats) else None
+        return f"{shown(self._name(seat), 40)}, {seat_word(seat, team)},"
 
     def _drop(self, rid: bytes) -> None:
         conn = self.conns.pop(rid, None)
@@ -1185,7 +1213,7 @@ class Host(Link):
         self._seat_seen[seat] = now
         if seat in self._left:
             self._left.discard(seat)
-            self.driver.on_notice(f"{shown(self._name(seat))} (seat {seat + 1}) is back")
+            self.driver.on_notice(f"{self._who(seat)} is back")
         self._welcome(rid, curve, seat)
         if self.session is None:
             self._broadcast(self._lobby_msg())
@@ -1324,7 +1352,7 @@ class Host(Link):
                 bye = wire.pack("leave", reason=_leave_reason(self.stopped))  # leaving early
                 for rid in list(self.conns):
                     self._send(rid, bye)
-            self.sock.close(linger=200)
+            close_monitored(self.sock, getattr(self, "monitor", None), linger=200)
         finally:
             if self.auth is not None:
                 self.auth.stop()
@@ -1337,6 +1365,10 @@ HINTS_REFUSED = (
     "left before taking a seat, nothing signed"
 )
 """Why a `zoo join --no-hints` left (PROTOCOL.md §3.2)."""
+HINTS_DECLINED = "declined: the table allows hints (--no-hints)"
+"""The reason in the `leave` of a joiner that refused hints after the welcome, before its hello."""
+HOST_DECLINED = "a joiner declined: the table allows hints (it refuses them); the seat stays open"
+"""What the host says when a joiner leaves for that reason (TRANSPORT.md §5)."""
 
 
 @dataclass
@@ -1371,6 +1403,7 @@ class Joiner(Link):
         self.seat_no: int | None = None
         self.lobby_seats: list[tuple[str, str, int]] = []
         self._hints_told = False  # we said "hints are allowed at this table" (lobby or genesis)
+        self._leave_reason = ""  # what our leave says, when not the outcome's reason
         pub_z85, sec_z85 = zmq.curve_keypair()
         self.curve_pub = z85.decode(pub_z85)
         self.sock = self.ctx.socket(zmq.DEALER)
@@ -1410,6 +1443,9 @@ class Joiner(Link):
         self._status_at = self._began + FIRST_STATUS - options.status_every  # first after 2 s
         self._client_curve = self.curve_pub if options.curve else bytes(32)
         self._host_seats: list[SeatPresence] = []
+        self._host_gone = False  # the host said leave, bye or reject: nobody to tell we go
+        self._linked = False  # a connection to the host is up (its handshake done): monitor
+        self.leave_heard: bool | None = None  # our closing leave: None not sent, else acked?
         self._fd = -1  # libzmq's file descriptor of our connection to the host (flood guard)
         self._fd_seen = 0
         self._last_watch = 0.0
@@ -1425,13 +1461,51 @@ class Joiner(Link):
             log.info("cannot send to the host now: %s", exc)
 
     def close(self) -> None:
-        """Say bye if we leave before the end, then close."""
+        """Say `leave` if we stop before the end and wait (at most LEAVE_ACK_WAIT) for the
+        host's `farewell`, so the others show our seat as left, not lost, even when our link
+        was reconnecting; `leave_heard` says whether it came. Then close."""
         try:
-            if self.host_pub is not None and not (self.stopped and self.stopped.finished):
-                self._send(wire.pack("leave", reason=_leave_reason(self.stopped)))
-            self.sock.close(linger=200)
+            if (
+                self.host_pub is not None
+                and not self._host_gone
+                and not (self.stopped and self.stopped.finished)
+            ):
+                reason = self._leave_reason or _leave_reason(self.stopped)
+                self._send(wire.pack("leave", reason=reason))
+                log.info(
+                    "said leave; waiting up to %.1f s for the host's farewell%s",
+                    LEAVE_ACK_WAIT,
+                    "" if self._linked else " (the link is reconnecting)",
+                )
+                self.leave_heard = self._await_farewell(time.monotonic() + LEAVE_ACK_WAIT)
+                if self.leave_heard:
+                    log.info("the host heard our leave")
+                else:
+                    log.warning("the host did not confirm our leave within %.1f s", LEAVE_ACK_WAIT)
+            close_monitored(self.sock, self.monitor, linger=200)
         finally:
             super().close()
+
+    def _await_farewell(self, deadline: float) -> bool:
+        """Read the host link until its `farewell` or the deadline (everything else is moot
+        now: we are leaving). A reconnecting link sends our queued leave once it is back."""
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                if not self.sock.poll(max(1, int(left * 1000))):
+                    return False
+                frames = self.sock.recv_multipart(flags=zmq.NOBLOCK)
+            except (zmq.ZMQError, KeyboardInterrupt):  # a second Ctrl-C: stop waiting
+                return False
+            try:
+                kind = wire.unpack(frames[0])["t"] if len(frames) == 1 else None
+            except wire.WireError:
+                kind = None
+                self.dropped += 1
+            if kind == "farewell":
+                return True
+            if kind in ("leave", "bye", "reject"):  # the host is going too: nobody will answer
+                return False
+        return False
 
     def _greet(self) -> None:
         """After each handshake: knock until the host's welcome proved it is the invite's
@@ -1540,6 +1614,7 @@ class Joiner(Link):
                 return
             ev = event["event"]
             if ev == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                self._linked = True
                 self._handshakes += 1
                 self._failed_handshakes = 0
                 self._greet()
@@ -1565,10 +1640,11 @@ class Joiner(Link):
             elif ev == zmq.EVENT_DISCONNECTED:
                 if self.host_up or self.host_pub is not None:
                     self.driver.on_notice("lost the host; reconnecting…")
-                self.host_up = False
+                self.host_up = self._linked = False
             elif ev == zmq.EVENT_CONNECTED:
                 self._fd, self._fd_seen = int(event["value"]), 0
                 if not self.options.curve:
+                    self._linked = True
                     self._greet()
 
     def _where(self) -> str:
@@ -1577,7 +1653,9 @@ class Joiner(Link):
     def _on_msg(self, msg: dict[str, Any]) -> None:
         kind = msg["t"]
         if kind == "welcome":
-            data = wire.welcome_signed_bytes(self.invite.server_key, self._client_curve, msg["pub"])
+            data = wire.welcome_signed_bytes(
+                self.invite.server_key, self._client_curve, msg["pub"], msg.get("hints") is True
+            )
             if not _key_ok(msg["pub"]) or not _verify(msg["pub"], msg["sig"], data):
                 self.dropped += 1
                 log.warning("dropped a welcome with a bad signature")
@@ -1600,6 +1678,8 @@ class Joiner(Link):
             self.host_up = True
             if msg["seat"] is not None:
                 self.seat_no = msg["seat"]
+            if first and self._declines_before_hello(msg.get("hints") is True):
+                return
             if first:
                 self._hello()
             return
@@ -1652,8 +1732,10 @@ class Joiner(Link):
         elif kind == "resign":
             self._on_resign(None, msg["r"], b"")
         elif kind == "reject":
+            self._host_gone = True
             self.stopped = Outcome(False, f"the host said: {shown(msg['reason'])}", self._have())
         elif kind == "leave":
+            self._host_gone = True
             done = self.session is not None and self.session.finished
             self.stopped = Outcome(
                 done,
@@ -1661,6 +1743,7 @@ class Joiner(Link):
                 self._have(),
             )
         elif kind == "bye":
+            self._host_gone = True
             done = self.session is not None and self.session.finished
             self.stopped = Outcome(
                 done, "game over" if done else "the host closed the game", self._have()
@@ -1684,6 +1767,16 @@ class Joiner(Link):
 
     def _genesis_ok(self, session: Session) -> bool:
         return session.seats[0].public_key == self.host_pub
+
+    def _declines_before_hello(self, hints: bool) -> bool:
+        """The host's welcome said this table allows hints (TRANSPORT.md §5): say so before we
+        take a seat; with `--no-hints`, leave now, before our hello (the host keeps the seat
+        open and is told why). A welcome without the field tells nothing: the lobby and the
+        genesis still do. Not when resuming: our log's genesis already bound us."""
+        if not hints or self.session is not None or not self._refuses_hints():
+            return False
+        self._leave_reason = HINTS_DECLINED
+        return True
 
     def _refuses_hints(self) -> bool:
         """Told in the lobby (the host says so) or by the genesis (what binds): say it once;

@@ -46,6 +46,7 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "welcome": {"v": (int,), "pub": (bytes,), "sig": (bytes,), "seat": (int, type(None))},
     "reject": {"reason": (str,)},
     "leave": {"reason": (str,)},
+    "farewell": {},  # host -> joiner: your leave was heard (TRANSPORT.md §6)
     "lobby": {"seats": (list,), "need": (int,)},
     "entries": {"from": (int,), "e": (list,)},
     "sync": {"from": (int,)},
@@ -63,6 +64,8 @@ _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
 # type tag -> keys a message MAY carry besides the required ones, and their python types
 _OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
     "lobby": {"hints": (bool,)},  # true: the genesis will allow hints (PROTOCOL.md §3.2)
+    # true: this table allows hints, said (and signed) before the joiner's hello (TRANSPORT.md §5)
+    "welcome": {"hints": (bool,)},
 }
 
 
@@ -247,11 +250,18 @@ def hello_signed_bytes(server_curve: bytes, hello: Hello) -> bytes:
     )
 
 
-def welcome_signed_bytes(server_curve: bytes, client_curve: bytes, host_pub: bytes) -> bytes:
-    """The bytes the host's welcome signature covers (ties the invite's fingerprint to the host)."""
-    return bytes(
-        msgpack.packb([DOMAIN_WELCOME, server_curve, client_curve, host_pub], use_bin_type=True)
-    )
+def welcome_signed_bytes(
+    server_curve: bytes, client_curve: bytes, host_pub: bytes, hints: bool = False
+) -> bytes:
+    """The bytes the host's welcome signature covers (ties the invite's fingerprint to the host).
+
+    A welcome that says `hints: true` signs it too (one more element, `true`): the host's own
+    key says "this table allows hints", so a relay or a bug cannot add or strip it unseen. A
+    welcome without it signs the four elements of old, so older joiners still verify it."""
+    signed: list[object] = [DOMAIN_WELCOME, server_curve, client_curve, host_pub]
+    if hints:
+        signed.append(True)
+    return bytes(msgpack.packb(signed, use_bin_type=True))
 
 
 def derive_secret(private_raw: bytes, label: bytes, context: bytes = b"") -> bytes:

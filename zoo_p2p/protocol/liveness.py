@@ -199,6 +199,7 @@ FINISHED = "finished"
 CLAIMED = "claimed"
 RESIGNED = "resigned"
 ABANDONED = "abandoned"
+NEVER_STARTED = "never_started"
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +207,9 @@ class Ending:
     """How a game ended, as the log proves it.
 
     kind: finished (every result signed), claimed (the others signed a claim against `seat`),
-    resigned (a 2-seat game: `seat` resigned), abandoned (the log stops; `seat` holds the floor).
+    resigned (a 2-seat game: `seat` resigned), abandoned (the log stops; `seat` holds the floor),
+    never_started (a claim against `seat`, which had signed no entry of the game: no result,
+    no scores, no winners; PROTOCOL.md §10.5).
     `at` is the log length when the floor was claimed (the claimed seat owed entry `at`), the
     resignation's index, or the log length when abandoned. `late` are the claimed seat's entries
     after the claim's head (its late answers: the conflict). `resigned` lists seats that resigned
@@ -256,6 +259,15 @@ class Ending:
                     f"{'' if len(self.late) == 1 else f'–{self.late[-1]}'}) came after the claim"
                 )
             return text + won()
+        if self.kind == NEVER_STARTED:
+            assert self.seat is not None
+            text = (
+                f"never started: {who(self.seat)} signed nothing in this game "
+                f"(claimed by {names(self.by)})"
+            )
+            if self.late:
+                text += f"; its commitments (entry {self.late[0]}) came after the claim"
+            return text + "; no result"
         if self.kind == RESIGNED:
             assert self.seat is not None
             return f"resigned: {who(self.seat)} resigned at entry {self.at}{won()}"
@@ -263,7 +275,25 @@ class Ending:
             return f"abandoned at entry {self.at}"
         awaited = _AWAITED.get(self.floor_kind or "", "an entry")
         waiting = f"waiting for {awaited} from {who(self.seat)}"
+        if self.never_started:
+            return (
+                f"abandoned at entry {self.at}: {waiting}, which signed nothing in this game: "
+                "never started, no result"
+            )
         return f"abandoned at entry {self.at}: {waiting}{played_on}"
+
+    @property
+    def never_started(self) -> bool:
+        """The game never started: claimed (or stopped) while a seat that had signed nothing
+        owed its first entry, its `commit` (PROTOCOL.md §3.2, §10.5). Seat 0 signed the genesis."""
+        if self.kind == NEVER_STARTED:
+            return True
+        return (
+            self.kind == ABANDONED
+            and self.floor_kind == Kind.COMMIT
+            and self.seat is not None
+            and self.seat != 0
+        )
 
 
 def forfeit_winners(
@@ -283,6 +313,7 @@ __all__ = [
     "DEFAULT_MOVE_TIME",
     "DEFAULT_REVEAL_TIME",
     "FINISHED",
+    "NEVER_STARTED",
     "RESIGNED",
     "Claimed",
     "Clocks",

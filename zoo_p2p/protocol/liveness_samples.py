@@ -88,6 +88,22 @@ def claimed_move_game() -> tuple[LocalGame, int, bytes]:
     return game, floor.seat, claim
 
 
+def never_started_game(n: int) -> tuple[LocalGame, bytes]:
+    """The game never started: every seat but the last commits; the last computes its commit but
+    does not send it, and the others claim against it (a seat that signed nothing, so no result,
+    §10.5). The last seat then adopts the claim after its late commit (its own log)."""
+    game, _ = _game(n, f"never-started-{n}")
+    for seat in range(n - 1):
+        for raw in game.sessions[seat].take_outgoing():
+            broadcast(game, seat, raw)
+    late = game.sessions[n - 1].take_outgoing()  # signed, never sent
+    assert [decode_entry(e).kind for e in late] == [Kind.COMMIT]
+    claim = claim_round(game, list(range(n - 1)))
+    broadcast(game, 0, claim)
+    game.sessions[n - 1].take_outgoing()  # the adopted claim, after its late commit
+    return game, claim
+
+
 def resigned_game(n: int) -> tuple[LocalGame, int, Session | None]:
     """Seat 2 resigns in the middle of the game (while another seat is to move).
 
@@ -149,6 +165,7 @@ def liveness_vectors() -> dict[str, Any]:
     s0 = game.sessions[0]
     head = sha256(s0.entries[at - 1])
     two, _, _ = resigned_game(2)
+    never, _ = never_started_game(2)
     r_entry = decode_entry(two.sessions[0].entries[-1])
     r_seat, r_at, seed, new_key, sig = r_entry.body
     return {
@@ -181,6 +198,15 @@ def liveness_vectors() -> dict[str, Any]:
             "entry": r_entry.raw.hex(),
             "ending": two.sessions[0].outcome().describe(two.sessions[0].seats),
         },
+        "never_started": {
+            "description": "a claim against a seat that signed no entry (it owed its first "
+            "commit): a valid claim, a complete log, but no result: kind never_started, no "
+            "scores, no winners",
+            "log": [raw.hex() for raw in never.sessions[0].entries],
+            "kind": never.sessions[0].outcome().kind,
+            "winners": list(never.sessions[0].outcome().winners),
+            "ending": never.sessions[0].outcome().describe(never.sessions[0].seats),
+        },
     }
 
 
@@ -191,6 +217,7 @@ __all__ = [
     "claimed_move_game",
     "liveness_logs",
     "liveness_vectors",
+    "never_started_game",
     "play_until",
     "resigned_game",
 ]

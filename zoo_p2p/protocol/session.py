@@ -66,6 +66,7 @@ from zoo_p2p.protocol.liveness import (
     ABANDONED,
     CLAIMED,
     FINISHED,
+    NEVER_STARTED,
     RESIGNED,
     Claimed,
     Clocks,
@@ -1055,19 +1056,36 @@ class Session:
         claimed, at, by = self._claim_check(e, e.seq)
         floor = self._floors[at]
         assert floor is not None
-        totals = self._totals_at[at] or tuple(0 for _ in range(self.n))  # at the claimed head
-        self.ending = Ending(
-            CLAIMED,
-            seat=claimed,
-            at=at,
-            floor_kind=floor.kind,
-            by=by,
-            late=tuple(range(at, e.seq)),
-            seconds=self.clocks.for_kind(floor.kind),
-            scores=totals,
-            winners=forfeit_winners(totals, claimed),
-            resigned=tuple(sorted(self.resigned)),
-        )
+        late = tuple(range(at, e.seq))
+        seconds = self.clocks.for_kind(floor.kind)
+        if claimed not in self._authors[:at]:
+            # the claimed seat signed no entry up to the head the votes name (it owed its first
+            # commit): it never took its seat, so the game never started and nobody wins (§10.5)
+            self.ending = Ending(
+                NEVER_STARTED,
+                seat=claimed,
+                at=at,
+                floor_kind=floor.kind,
+                by=by,
+                late=late,
+                seconds=seconds,
+                scores=None,  # no scores credited, no forfeit winners
+                winners=(),
+            )
+        else:
+            totals = self._totals_at[at] or tuple(0 for _ in range(self.n))  # at the claimed head
+            self.ending = Ending(
+                CLAIMED,
+                seat=claimed,
+                at=at,
+                floor_kind=floor.kind,
+                by=by,
+                late=late,
+                seconds=seconds,
+                scores=totals,
+                winners=forfeit_winners(totals, claimed),
+                resigned=tuple(sorted(self.resigned)),
+            )
         self._floor = None
         self.finished = True
         self._votes = {}

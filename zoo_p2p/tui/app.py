@@ -14,6 +14,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from zoo_p2p.driver import Driver
+from zoo_p2p.text import must_prove
 from zoo_p2p.tui.facts import ASCII, Glyphs, glyphs_for, locale_utf8
 from zoo_p2p.tui.table import Table
 
@@ -116,11 +117,14 @@ class ZooApp(App[int]):
         self.exit(self.net_code if self.net_code is not None else 0)
 
     def action_interrupt(self) -> None:
-        """Ctrl-C: leave at once with exit code 130."""
+        """Ctrl-C: leave at once with exit code 130. In a network game that is a plain leave,
+        as Ctrl-C in ``--plain`` is: the log can be resumed; only a confirmed ``q`` resigns."""
+        if self.net_driver is not None:
+            from zoo_p2p.tui.net import INTERRUPT
+
+            self.net_driver.send(INTERRUPT)  # before the table's own "q", which would resign
         if self.table is not None:
             self.table.close()
-        if self.net_driver is not None:
-            self.net_driver.send("q")
         self.exit(130)
 
     # ------------------------------------------------------------------ network games
@@ -130,6 +134,7 @@ class ZooApp(App[int]):
         from zoo_p2p.tui.pick import PickScreen
 
         pick = self.pick
+        screen = PickScreen(pick.source, pick.check, bound=pick.bound, clock=pick.clock)
 
         def after(invite: str | None) -> None:
             if invite is None:
@@ -137,12 +142,18 @@ class ZooApp(App[int]):
                 self.exit(1)
                 return
             self.picked = invite
+            game = screen.chosen
+            line = None
+            if game is not None and game.invite == invite:  # as plain mode says it (the check
+                # itself is the joiner's: the host's signed welcome must match, TRANSPORT.md §2)
+                line = Text(must_prove(game.name, game.fingerprint))
+                self.runner_lines.append(line)
             self.network = pick.start(invite)
             self.start_network(self.network)
+            if line is not None:
+                self.net_notice(line)
 
-        self.push_screen(
-            PickScreen(pick.source, pick.check, bound=pick.bound, clock=pick.clock), after
-        )
+        self.push_screen(screen, after)
 
     def start_network(self, start: Callable[[Driver, Console], int]) -> None:
         """Show the lobby and run the peer (``start(driver, console)``) in a worker thread."""
@@ -248,12 +259,25 @@ class ZooApp(App[int]):
                 self.table.ui.refresh_table()
 
     def net_notice(self, text: Text) -> None:
-        """A message from the link or the runner."""
+        """A message from the link or the runner (once: the same words again in a row, as a
+        transport notice and its log record say them, are not repeated)."""
+        if self.pending_notes and self.pending_notes[-1].plain == text.plain:
+            return
         self.pending_notes.append(text)
         if self.table is not None and self.table.ui is not None:
             self.table.ui.notice(text)
         elif self.lobby is not None:
             self.lobby.add_line(text)
+
+    def net_claim(self, question: Text | None) -> None:
+        """The claim question comes (c claims, w waits) or goes (None)."""
+        if self.table is None:
+            return
+        self.table.question = question
+        if self.table.ui is not None:
+            if question is not None:
+                self.table.ui.notice(question)
+            self.table.ui.refresh_table()
 
     def net_done(self, code: int) -> None:
         """The peer's run ended (finished, left, or failed): keep the screen until q."""
@@ -265,6 +289,7 @@ class ZooApp(App[int]):
 
         if isinstance(self.table, NetTable):
             self.table.run_over = True
+            self.table.question = None
             if self.table.ui is not None:
                 self.table.ui.refresh_table()
         if self.table is None or self.table.ui is None:

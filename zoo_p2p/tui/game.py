@@ -52,8 +52,12 @@ def seats_text(
     clocks: list[str] | None = None,
     notes: list[str] | None = None,
     awaiting: str | None = None,
+    links: list[str] | None = None,
+    you: int | None = None,
 ) -> Text:
-    """Every seat: turn mark, name, presence, clock, score; hand and Zoo pile; captures."""
+    """Every seat: turn mark, name (`you`: this terminal's seat, marked unless its name says
+    so), presence, how we hear it (a network game's direct links), clock, score; hand and Zoo
+    pile; captures."""
     out = Text()
     scores = st.scores()
     over = st.is_terminal()
@@ -63,9 +67,13 @@ def seats_text(
         mark = g.turn if (not over and seat == st.to_move) else " "
         out.append(f"{mark} ", style="bold")
         out.append_text(seat_text(st, seat, names))
+        if seat == you and names[seat] != "you":
+            out.append(" (you)", style="bold")
         if presence is not None and seat < len(presence):  # a rematch may not have it yet
             up = presence[seat]
             out.append(f" {g.online if up else g.offline}", style="green" if up else "red")
+        if links is not None and seat < len(links) and links[seat]:
+            out.append(f" {links[seat]}", style="green" if links[seat] == "direct" else "dim")
         if notes is not None and seat < len(notes) and notes[seat]:
             out.append(f" {notes[seat]}", style="bold red")
         if clocks is not None and seat < len(clocks) and clocks[seat]:
@@ -167,7 +175,7 @@ class GameScreen(Screen[None]):
         self.table.ui = self
         self.redraw()
         if self.messages:  # notices that came before the screen was mounted
-            self.query_one("#messages", Static).update(Text("\n").join(self.messages))
+            self.show_messages()
         self.table.start()
         self.set_interval(1.0, self._tick)
 
@@ -208,7 +216,26 @@ class GameScreen(Screen[None]):
         self.messages.append(text if isinstance(text, Text) else Text(text))
         self.messages = self.messages[-2:]
         if self.panels:
-            self.query_one("#messages", Static).update(Text("\n").join(self.messages))
+            self.show_messages()
+
+    def show_messages(self) -> None:
+        """The newest messages that fit the two message lines, the newest always: a long one
+        (an illegal move's reason) wraps onto both lines instead of pushing the newest (the
+        answer to `?`) out of sight."""
+        width = max(20, self.app.size.width - 2)  # the line's padding: one column each side
+        kept: list[Text] = []
+        lines = 0
+        for msg in reversed(self.messages):
+            n = max(1, len(msg.wrap(self.app.console, width)))
+            if kept and lines + n > 2:
+                break
+            kept.insert(0, msg)
+            lines += n
+        self.query_one("#messages", Static).update(Text("\n").join(kept))
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.panels:
+            self.show_messages()
 
     def background(self, work_fn: Callable[[], T], done: Callable[[T], None]) -> None:
         """Run ``work_fn`` in a worker thread and hand its result to ``done`` on this thread."""
@@ -378,9 +405,21 @@ class GameScreen(Screen[None]):
 
     def seats_text(self, st: State) -> Text:
         t = self.table
-        return seats_text(
-            st, t.names, self.g, t.presence, t.clocks, notes=t.seat_notes, awaiting=t.awaiting
+        out = seats_text(
+            st,
+            t.names,
+            self.g,
+            t.presence,
+            t.clocks,
+            notes=t.seat_notes,
+            awaiting=t.awaiting,
+            links=t.seat_links,
+            you=t.you(),
         )
+        if t.question is not None:  # the claim question, until it is answered or gone
+            out.append("\n")
+            out.append_text(t.question)
+        return out
 
     def info_text(self, st: State, targets: dict[int, Move]) -> Text:
         t = Text()
@@ -441,6 +480,10 @@ class GameScreen(Screen[None]):
         if self.quitting:
             return Text(
                 "Leave the game? press q again to leave, any other key to stay", style="bold"
+            )
+        if self.table.question is not None:  # the question itself is in the seats panel
+            return Text(
+                f"a seat's clock ran out: c claim the game now{self.g.sep}w wait", style="bold"
             )
         return Text(
             self.g.sep.join(
@@ -557,6 +600,12 @@ class GameScreen(Screen[None]):
                 self.zoo.quit_game()
             else:
                 self.redraw()
+            return
+        if self.table.question is not None and event.character in ("c", "w"):
+            event.stop()  # the claim question comes first, wherever the focus is
+            event.prevent_default()
+            self.table.answer_claim(event.character == "c")
+            self.redraw()
             return
         if self.focused is not board:
             return

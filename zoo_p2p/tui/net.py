@@ -27,10 +27,13 @@ from zoo_p2p.rules import Move, State, parse_move
 from zoo_p2p.text import seat_word, shown
 from zoo_p2p.tui.table import DealView, Ending, Table
 
+INTERRUPT = "\x03"
+"""The line the app hands the loop for Ctrl-C (never a move, never typed: Input drops it)."""
+
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from zoo_p2p.driver import GameLink, LobbyRow, SeatPresence
+    from zoo_p2p.driver import ClaimQuestion, GameLink, LobbyRow, SeatPresence
     from zoo_p2p.tui.app import ZooApp
 
 
@@ -48,6 +51,29 @@ class Snapshot:
     floor: tuple[int, str, int] | None = None  # (seat, kind, log length) of who owes an entry
     allowed: int | None = None  # seconds the floor holder has for it (§10)
     hints: bool = False  # the genesis allows hints: every seat agreed (PROTOCOL.md §3.2)
+    links: tuple[str, ...] | None = None  # per seat: "direct", "via host", "host link" or ""
+
+
+def seat_links(link: GameLink) -> tuple[str, ...] | None:
+    """How we hear every seat, from the facts the end line's "direct links" uses (the mesh,
+    TRANSPORT.md §10): "direct" when its direct link is up; without one, "host link" for the
+    host's seat (or every seat, if we are the host), else "via host" (relayed); "" for our own
+    seat or a seat whose card has not come yet. None when there is no mesh (call in the loop
+    thread)."""
+    mesh = getattr(link, "mesh", None)
+    s = link.session
+    if mesh is None or s is None:
+        return None
+    heard = mesh.links()
+    words = []
+    for seat in range(len(s.seats)):
+        if seat == s.seat or seat not in heard:
+            words.append("")
+        elif heard[seat]:
+            words.append("direct")
+        else:
+            words.append("host link" if 0 in (seat, s.seat) else "via host")
+    return tuple(words)
 
 
 def snapshot(link: GameLink) -> Snapshot:
@@ -80,6 +106,7 @@ def snapshot(link: GameLink) -> Snapshot:
         floor,
         allowed,
         s.genesis.hints,
+        seat_links(link),
     )
 
 
@@ -138,6 +165,12 @@ class AppDriver:
         while b"\n" in self._pending:
             raw, self._pending = self._pending.split(b"\n", 1)
             line = raw.decode(errors="replace").strip()
+            if line == INTERRUPT:  # Ctrl-C: stop as --plain does, resumable, no resignation
+                link.leave("interrupted")
+                return False
+            if line in ("claim", "wait"):  # the answer to the claim question (on_claim_offer)
+                (link.claim_now if line == "claim" else link.claim_wait)()
+                continue
             if line == "q":
                 getattr(link, "resign_and_leave", link.leave)("you left the game")
                 return False
@@ -211,6 +244,20 @@ class AppDriver:
         """A sentence from the transport."""
         self._post(self.app.net_notice, Text(shown(text, 300), style="cyan"))
 
+    def on_claim_offer(self, question: ClaimQuestion, link: GameLink) -> bool:
+        """The floor holder's clock ran out: ask the person (c claims, w waits; the link claims
+        by itself when nobody answers within one more clock period). True (claim at once)
+        only when there is no screen to ask on any more."""
+        if not self.app.is_running:
+            return True
+        self._post(self.app.net_claim, Text(shown(question.text(), 400), style="bold yellow"))
+        return False
+
+    def on_claim_closed(self, text: str, link: GameLink) -> None:
+        """The question is gone (the late seat answered, or nobody answered and we claimed)."""
+        self._post(self.app.net_claim, None)
+        self._post(self.app.net_notice, Text(shown(text, 300), style="cyan"))
+
 
 class NoticeFile(io.TextIOBase):
     """A file for the runner's console: every line it prints becomes a message in the app."""
@@ -249,6 +296,7 @@ class NetTable(Table):
         )
         self.driver = driver
         self.snap = snap
+        self.seat_links = None if snap.links is None else list(snap.links)
         self.shadow: State | None = snap.state
         self.presence = None
         self.floor_since = time.monotonic()
@@ -300,6 +348,8 @@ class NetTable(Table):
         if snap.floor != self.snap.floor:
             self.floor_since = time.monotonic()
         self.snap = snap
+        if snap.links is not None:
+            self.seat_links = list(snap.links)
         self.tick()
         st = snap.state
         if st is None or self.ui is None:
@@ -334,6 +384,11 @@ class NetTable(Table):
             "waiting for every seat to open its seed and sign the result…", style="yellow"
         )
         return Ending(deal=self.snap.deal, verdict=verdict, log_path=self.snap.log_path)
+
+    def answer_claim(self, claim: bool) -> None:
+        """c or w to the claim question: the loop calls the link's claim_now or claim_wait."""
+        super().answer_claim(claim)
+        self.driver.send("claim" if claim else "wait")
 
     def close(self) -> None:
         self.driver.send("q")

@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from zoo_p2p.text import shown
+from zoo_p2p.text import HINTS_ADVERT, shown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -48,6 +48,7 @@ class LanGame:
     seats: int
     variant: str
     invite: str
+    hints: bool = False  # the advert says the table allows hints
 
     @property
     def free(self) -> int:
@@ -78,6 +79,8 @@ def game_line(g: LanGame, *, twin: bool = False) -> Text:
     t.append(f"{shown(g.name, 32):<32}", style="bold")
     t.append(f"  {shown(g.fingerprint, 24)}", style="dim")
     t.append(f"  {shown(seats, 14):<11}  {shown(g.variant, 10)}")  # 76 columns: fits 80
+    if g.hints:
+        t.append(f"\n  {HINTS_ADVERT}", style="cyan")
     if twin:
         t.append("\n  two adverts claim this fingerprint: ask the host which", style="bold yellow")
     return t
@@ -152,6 +155,7 @@ class PickScreen(Screen[str | None]):
         self.started = 0.0
         self.found = Found()
         self.games: list[LanGame] = []
+        self.chosen: LanGame | None = None  # the listed game picked (None: pasted, or none)
         self.stop: Callable[[], None] | None = None
         self.pasting = False  # the player asked for the invite box (p, or pasted)
 
@@ -300,7 +304,8 @@ class PickScreen(Screen[str | None]):
         event.stop()
         index = int(event.option.id or "-1")
         if 0 <= index < len(self.games) and self.games[index].free > 0:
-            self.leave_with(self.games[index].invite)
+            self.chosen = self.games[index]
+            self.leave_with(self.chosen.invite)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """An invite typed or pasted, then Enter."""

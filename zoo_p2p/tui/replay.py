@@ -18,6 +18,7 @@ from textual.widgets import Input, Static
 from zoo_p2p.bots.analysis import MoveMark
 from zoo_p2p.errors import LogError, RemoteProtocolError
 from zoo_p2p.protocol.audit import FAULT, OK, AuditReport, audit, report_for
+from zoo_p2p.protocol.liveness import FINISHED
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Move, State
 from zoo_p2p.rules.board import N_SQUARES
@@ -137,6 +138,8 @@ def verdict_text(report: AuditReport) -> Text:
         t.append(f": {report.checked} entries check out so far")
     if report.hints:  # PROTOCOL.md §3.2: every seat joined a genesis that allows them
         t.append("\n" + HINTS_ALLOWED_LINE)
+    if report.ending is not None and report.ending.kind != FINISHED and report.ending_text:
+        t.append("\n" + report.ending_text)  # claimed, resigned, never started… (§10.6)
     for note in report.notes:
         t.append("\n" + shown(note))
     return t
@@ -241,11 +244,24 @@ class ReplayScreen(Screen[None]):
     def frame(self) -> Frame:
         return self.data.frames[self.i]
 
+    def audit_box(self) -> Text:
+        """The auditor's verdict, how the log ended, the game id, a torn tail, the deal."""
+        d = self.data
+        box = verdict_text(d.report)
+        if d.report.game_id is not None:
+            box.append(f"\ngame {d.report.game_id.hex()[:16]}")
+        if d.torn:
+            box.append("\n" + shown(d.torn))
+        if d.deal is None:
+            box.append("\nthe deal was never opened: the hidden deal view is not available")
+        return box
+
     def redraw(self) -> None:
         """Draw the current frame in the current view."""
         d = self.data
-        if not d.frames:
+        if not d.frames:  # the log stops before the opening (or the game never started)
             self.query_one("#status", Static).update(Text("the log holds no move yet"))
+            self.query_one("#captures", Static).update(self.audit_box())
             return
         f = self.frame
         hidden = None
@@ -298,14 +314,7 @@ class ReplayScreen(Screen[None]):
         self.query_one("#history-text", Static).update(hist)
         box = self.query_one("#history", VerticalScroll)
         box.scroll_to(y=max(0, f.number - 1 - box.size.height // 2), animate=False)
-        audit_box = verdict_text(d.report)
-        if d.report.game_id is not None:
-            audit_box.append(f"\ngame {d.report.game_id.hex()[:16]}")
-        if d.torn:
-            audit_box.append("\n" + shown(d.torn))
-        if d.deal is None:
-            audit_box.append("\nthe deal was never opened: the hidden deal view is not available")
-        self.query_one("#captures", Static).update(audit_box)
+        self.query_one("#captures", Static).update(self.audit_box())
         second = self.note if self.note.plain or self.analysed is None else Text(self.analysed)
         self.query_one("#messages", Static).update(
             Text.assemble(verdict_text(d.report).split("\n")[0], "\n", second)

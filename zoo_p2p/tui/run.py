@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.text import Text
 
 from zoo_p2p.driver import Driver
 from zoo_p2p.rules import Team, Variant
+from zoo_p2p.text import shown
 from zoo_p2p.tui.pick import Pick, Source
 from zoo_p2p.tui.table import LocalTable
+
+if TYPE_CHECKING:
+    from zoo_p2p.tui.app import ZooApp
 
 
 def local_table(
@@ -76,6 +83,60 @@ def run_local(
     )
 
 
+class AppLogHandler(logging.Handler):
+    """Log records (a peer's garbage dropped, a link lost…) in the app's message area, dimmed
+    and shown literally: while the app owns the terminal, a record written to the terminal
+    would land on top of the screen (as `zoo host` showed a joiner declining hints)."""
+
+    def __init__(self, app: ZooApp) -> None:
+        super().__init__()
+        self.app = app
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = Text(shown(record.getMessage(), 300), style="dim")
+            if not self.app.is_running:
+                return
+            try:
+                self.app.call_from_thread(self.app.net_notice, text)
+            except RuntimeError:  # on the app's own thread, or the app is closing
+                if self.app.is_running:
+                    self.app.net_notice(text)
+        except Exception:  # logging must never raise
+            self.handleError(record)
+
+
+def _on_terminal(handler: logging.Handler) -> bool:
+    stream = getattr(handler, "stream", None)
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return isinstance(handler, logging.StreamHandler) and callable(isatty) and bool(isatty())
+    except (OSError, ValueError):  # a closed stream
+        return False
+
+
+@contextlib.contextmanager
+def logs_on_screen(app: ZooApp) -> Iterator[None]:
+    """While the app runs: the root logger's handlers that write to the terminal give way to
+    one that shows records in the app; they are back when it closes."""
+    root = logging.getLogger()
+    taken = [h for h in root.handlers if _on_terminal(h)]
+    if not taken:
+        yield
+        return
+    ours = AppLogHandler(app)
+    ours.setLevel(min(h.level for h in taken))
+    for h in taken:
+        root.removeHandler(h)
+    root.addHandler(ours)
+    try:
+        yield
+    finally:
+        root.removeHandler(ours)
+        for h in taken:
+            root.addHandler(h)
+
+
 def run_network(start: Callable[[Driver, Console], int], *, networked: bool = True) -> int:
     """A network game on the full screen: ``start(driver, console)`` (the CLI's runner, which
     runs the peer's loop) goes to a worker thread with the app's driver and a console whose lines
@@ -85,7 +146,8 @@ def run_network(start: Callable[[Driver, Console], int], *, networked: bool = Tr
     from zoo_p2p.tui.app import ZooApp
 
     app = ZooApp(network=start, networked=networked)
-    code = app.run()
+    with logs_on_screen(app):
+        code = app.run()
     out = Console(highlight=False)
     for line in app.runner_lines[app.started_at :]:  # how it ended: scores, log, audit, resume
         out.print(line)
@@ -105,7 +167,8 @@ def run_join_picked(
     from zoo_p2p.tui.app import ZooApp
 
     app = ZooApp(pick=Pick(source=source, start=start, check=check))
-    code = app.run()
+    with logs_on_screen(app):
+        code = app.run()
     out = Console(highlight=False)
     for line in app.runner_lines[app.started_at :]:
         out.print(line)

@@ -62,7 +62,9 @@ class Table:
     presence: list[bool] | None = None
     seat_notes: list[str] | None = None  # "lost 12 s", "left" (empty: connected)
     awaiting: str | None = None  # "waiting for Bo (Blue): a reveal"
+    seat_links: list[str] | None = None  # "direct", "via host", "host link" ("": not known)
     clocks: list[str] | None = None
+    question: Text | None = None  # the claim question (PROTOCOL.md §10): c claims, w waits
     networked: bool = False  # a game with other peers over the network (no hints…)
     agreed: bool = False  # …unless its genesis allows them: every seat agreed (PROTOCOL.md §3.2)
     ui: TableUI | None = field(default=None, repr=False)
@@ -98,6 +100,10 @@ class Table:
     def submit(self, move: Move) -> str | None:
         """Play ``move`` for the seat to move; a reason when it cannot be played."""
         raise NotImplementedError
+
+    def answer_claim(self, claim: bool) -> None:
+        """The person answered the claim question: claim now, or wait one more clock period."""
+        self.question = None
 
     def ending(self) -> Ending:
         """What to show once the game is over."""

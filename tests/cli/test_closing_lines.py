@@ -1,0 +1,50 @@
+"""The closing lines that carry a path (where the log is, the `zoo resume` command) are never
+cut by the console's wrapping: a person copies them whole, on a terminal of any width."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from rich.console import Console
+
+from zoo_p2p.cli.runners import finish
+from zoo_p2p.driver import Outcome
+from zoo_p2p.protocol.liveness_samples import _game
+from zoo_p2p.protocol.simulate import broadcast
+from zoo_p2p.storage import write_log
+
+
+def test_the_log_path_and_the_resume_command_stay_on_one_line(tmp_path: Path) -> None:
+    game, _ = _game(3, "stops")
+    (c,) = game.sessions[0].take_outgoing()
+    broadcast(game, 0, c)
+    s = game.sessions[0]
+    path = tmp_path / ("a-rather-long-folder-name-" * 3) / "20261130-130851-8ec4ce85.zoolog"
+    path.parent.mkdir()
+    write_log(path, s.entries)
+    buf = io.StringIO()
+    link: Any = SimpleNamespace(session=s, sink=None, mesh=None)
+    code = finish(link, Outcome(False, "interrupted", len(s)), path, Console(file=buf, width=60))
+    lines = buf.getvalue().splitlines()
+    assert code == 130
+    assert f"log saved: {path}" in lines
+    assert f"to continue this game: zoo resume {path}" in lines
+
+
+def test_the_closing_lines_start_below_a_waiting_prompt(tmp_path: Path) -> None:
+    """The host left while the prompt waited for our move: 'the host left…' on a line of its own."""
+    from zoo_p2p.cli.plain import PROMPT_HINT, PlainDriver
+
+    game, _ = _game(3, "stops")
+    s = game.sessions[0]
+    buf = io.StringIO()
+    console = Console(file=buf, width=100)
+    driver = PlainDriver(console, stdin_fd=0)
+    driver.con.print("Your move " + PROMPT_HINT, end="")
+    driver.at_prompt = True
+    link: Any = SimpleNamespace(session=s, sink=None, mesh=None, driver=driver)
+    finish(link, Outcome(False, "the host left: interrupted", len(s)), tmp_path / "x", console)
+    assert "\nthe host left: interrupted;" in buf.getvalue()

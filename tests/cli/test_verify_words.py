@@ -1,0 +1,30 @@
+"""`zoo verify`'s closing lines in the voice of the game's own ending: scores by name and team
+("host (Yellow) 44"), the winner as a seat ("seat 2 (Blue)")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from zoo_p2p.cli.app import app
+from zoo_p2p.protocol.audit import audit
+from zoo_p2p.storage import read_log
+from zoo_p2p.text import seat_word
+
+LOG = Path(__file__).resolve().parents[2] / "replays" / "2p-standard.zoolog"
+
+
+def test_scores_and_the_winner_read_as_the_game_says_them() -> None:
+    report = audit(read_log(LOG).entries)
+    r = CliRunner().invoke(app, ["verify", str(LOG)], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    assert report.scores is not None and report.winners
+    parts = [
+        f"{s.name} ({s.team.label}) {t}" for s, t in zip(report.seats, report.scores, strict=True)
+    ]
+    won = ", ".join(seat_word(w, report.seats[w].team.label) for w in report.winners)
+    assert f"final scores: {', '.join(parts)}; won by {won}" in r.output
+    n = len(report.moves)
+    assert re.search(rf"; {n} moves?\n", r.output)

@@ -1,0 +1,120 @@
+"""The full-screen app asks before it claims a game (PROTOCOL.md §10): the question comes from
+the peer's loop (`AppDriver.on_claim_offer`), `c` or `w` goes back through the driver's pipe to
+the loop, which calls the link's `claim_now` / `claim_wait`; the question goes when the link
+says so (the late seat answered, or nobody answered within the bound and the link claimed)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.widgets import Static
+
+from tests.tui.conftest import local_table
+from zoo_p2p.driver import ClaimQuestion
+from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.facts import UTF8
+from zoo_p2p.tui.game import GameScreen
+from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot
+
+QUESTION = ClaimQuestion(1, "seat 2 (Blue)", "its move", 60)
+ASKED = "seat 2 (Blue) has not answered for 60 s (its move): claim the game now (c), or wait (w)?"
+
+
+@dataclass
+class _Link:
+    """The link as the loop hands it to the driver: records the person's answers."""
+
+    answers: list[str] = field(default_factory=list)
+
+    def claim_now(self) -> bool:
+        self.answers.append("claim")
+        return True
+
+    def claim_wait(self) -> bool:
+        self.answers.append("wait")
+        return True
+
+
+def _panel(screen: GameScreen, wid: str) -> str:
+    return str(screen.query_one(wid, Static).content)
+
+
+def test_c_and_w_answer_the_question_through_the_loop_and_it_goes_when_the_link_says() -> None:
+    async def run() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        app = ZooApp(glyphs=UTF8)
+        async with app.run_test(size=(120, 40)) as pilot:
+            st = local_table().state
+            driver = AppDriver(app)
+            os.set_blocking(driver._r, False)  # a missing answer fails, never hangs
+            table = NetTable(driver, Snapshot(st, ["me", "them"], 0, False, None, None, None))
+            app.table = table
+            screen = GameScreen(table, UTF8)
+            await app.push_screen(screen)
+            await pilot.pause()
+            link = _Link()
+            # the loop's thread offers the claim: the person is asked, nothing is claimed yet
+            seen["claims_at_once"] = await asyncio.to_thread(driver.on_claim_offer, QUESTION, link)
+            await pilot.pause()
+            seen["seats"] = _panel(screen, "#seats")
+            seen["keys"] = _panel(screen, "#keys")
+            seen["messages"] = _panel(screen, "#messages")
+            await pilot.press("w")
+            await pilot.pause()
+            seen["after_w"] = _panel(screen, "#seats")
+            await asyncio.to_thread(driver.on_fd, driver._r, link)  # the loop reads the pipe
+            seen["answers_w"] = list(link.answers)
+            # one clock period later the link asks again; this time: c
+            await asyncio.to_thread(driver.on_claim_offer, QUESTION, link)
+            await pilot.pause()
+            await pilot.press("c")
+            await asyncio.to_thread(driver.on_fd, driver._r, link)
+            seen["answers"] = list(link.answers)
+            # asked once more, and the late seat answers: the link takes the question away
+            await asyncio.to_thread(driver.on_claim_offer, QUESTION, link)
+            await pilot.pause()
+            seen["asked_again"] = _panel(screen, "#seats")
+            await asyncio.to_thread(
+                driver.on_claim_closed, "seat 2 (Blue) answered: the game goes on", link
+            )
+            await pilot.pause()
+            seen["closed"] = _panel(screen, "#seats")
+            seen["closed_keys"] = _panel(screen, "#keys")
+            seen["closed_messages"] = _panel(screen, "#messages")
+            await pilot.press("c")  # no question: c is the start of a typed move again
+            await pilot.pause()
+            try:
+                seen["late_c"] = os.read(driver._r, 64)
+            except BlockingIOError:
+                seen["late_c"] = b""
+            driver.close()
+        return seen
+
+    seen = asyncio.run(run())
+    assert seen["claims_at_once"] is False
+    assert ASKED in " ".join(seen["seats"].split())
+    assert "c claim the game now" in seen["keys"] and "w wait" in seen["keys"]
+    assert "claim the game now (c)" in seen["messages"]
+    assert "has not answered" not in seen["after_w"]  # answered: the question is off screen
+    assert seen["answers_w"] == ["wait"]
+    assert seen["answers"] == ["wait", "claim"]
+    assert "has not answered" in seen["asked_again"]
+    assert "has not answered" not in seen["closed"]
+    assert "c claim" not in seen["closed_keys"]
+    assert "seat 2 (Blue) answered: the game goes on" in seen["closed_messages"]
+    assert seen["late_c"] == b""  # nothing goes to the loop once the question is gone
+
+
+def test_the_app_claims_at_once_only_when_it_has_no_screen_to_ask_on() -> None:
+    @dataclass
+    class _Gone:
+        is_running: bool = False
+
+    driver = AppDriver(_Gone())  # type: ignore[arg-type]
+    try:
+        assert driver.on_claim_offer(QUESTION, _Link()) is True
+    finally:
+        driver.close()
