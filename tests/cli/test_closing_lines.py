@@ -48,3 +48,23 @@ def test_the_closing_lines_start_below_a_waiting_prompt(tmp_path: Path) -> None:
     link: Any = SimpleNamespace(session=s, sink=None, mesh=None, driver=driver)
     finish(link, Outcome(False, "the host left: interrupted", len(s)), tmp_path / "x", console)
     assert "\nthe host left: interrupted;" in buf.getvalue()
+
+
+def test_an_ending_a_notice_just_printed_is_not_printed_again(tmp_path: Path) -> None:
+    """The line mode printed 'resigned: … wins' (or a claim's line) twice: as the link's notice
+    and again in the closing lines. Once on a console that showed it; the full screen's runner
+    console (whose notices went to the app) still gets it."""
+    from zoo_p2p.cli.plain import ConsoleDriver
+    from zoo_p2p.protocol.liveness_samples import never_started_game
+
+    game, _ = never_started_game(2)
+    s = game.sessions[0]
+    ending = s.outcome().describe(s.seats)
+    for told in (True, False):
+        buf = io.StringIO()
+        console = Console(file=buf, width=300)
+        driver = ConsoleDriver(console if told else None)
+        driver.on_notice(ending)
+        link: Any = SimpleNamespace(session=s, sink=None, mesh=None, driver=driver)
+        finish(link, Outcome(True, "game over", len(s)), tmp_path / "x", console)
+        assert buf.getvalue().count(ending) == 1, buf.getvalue()

@@ -250,3 +250,34 @@ def test_a_resumed_game_says_who_moves_now_not_who_moved_first() -> None:
     text = out.getvalue()
     assert "first to move" not in text
     assert f"1 move played; to move: {['host', 'player'][1 - first]}" in text
+
+
+def test_after_a_resignation_ended_the_game_a_link_going_away_is_not_news() -> None:
+    """The host heard 'seat 2 (Blue) resigned', then 'player (Blue) lost the connection'."""
+    from zoo_p2p.driver import SeatPresence
+
+    d, link, out = _driver()
+    lost = [SeatPresence("connected"), SeatPresence("lost", 1)]
+    d.on_seats(lost, link)  # type: ignore[arg-type]
+    assert "lost the connection" in out.getvalue()  # while the game runs, it is news
+    d2, link2, out2 = _driver()
+    link2.session.ending = object()  # type: ignore[attr-defined]  # resigned: the game is over
+    d2.on_seats(lost, link2)  # type: ignore[arg-type]
+    assert "lost the connection" not in out2.getvalue()
+
+
+def test_zoo_play_names_your_seat_not_you_are_you() -> None:
+    """`zoo play` names the person's seat "you": the line mode said "You are you (Yellow)."."""
+    out = io.StringIO()
+    seats = [
+        SeatInfo("you", bytes(32), Team.YELLOW),
+        SeatInfo("greedy bot 1", bytes(32), Team.BLUE),
+    ]
+    link = FakeLink(FakeSession(_game().public(), seats=seats))
+    PlainDriver(Console(file=out, width=200, no_color=True), stdin_fd=0).on_started(link)  # type: ignore[arg-type]
+    assert "You are seat 1 (Yellow)." in out.getvalue() and "You are you" not in out.getvalue()
+    out2 = io.StringIO()
+    seats[0] = SeatInfo("ann", bytes(32), Team.YELLOW)
+    link2 = FakeLink(FakeSession(_game().public(), seats=seats))
+    PlainDriver(Console(file=out2, width=200, no_color=True), stdin_fd=0).on_started(link2)  # type: ignore[arg-type]
+    assert "You are ann (Yellow)." in out2.getvalue()

@@ -169,3 +169,24 @@ def test_help_imports_neither_the_network_nor_the_engine(tmp_path: Path) -> None
         [sys.executable, "-c", code], capture_output=True, env=_env(tmp_path), timeout=60
     )
     assert p.returncode == 0 and p.stderr.strip() == b"[]", p.stderr
+
+
+def test_a_bad_invite_is_a_usage_error_before_the_full_screen_opens(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """On a terminal `zoo join 'zoo://…'` with a broken invite opened the app, showed the error
+    and waited for q (exit 1); the line mode said it as a usage error (exit 2). Both: exit 2."""
+    from zoo_p2p.cli import netcmds
+
+    opened: list[str] = []
+
+    def app_would_open(name: str) -> object:
+        opened.append(name)
+        return lambda *a, **k: 0
+
+    monkeypatch.setattr(netcmds, "use_plain", lambda plain: False)  # as on a terminal
+    monkeypatch.setattr(netcmds, "tui_entry", app_would_open)
+    monkeypatch.setenv("ZOO_HOME", str(tmp_path))
+    r = runner.invoke(app, ["join", "zoo://127.0.0.1:1/abc/XXXX"])
+    assert r.exit_code == 2, r.output
+    assert "bad server key" in r.output and opened == []

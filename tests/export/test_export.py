@@ -199,3 +199,13 @@ def test_html_is_offline_and_escapes_the_log(monkeypatch: pytest.MonkeyPatch) ->
     assert not re.search(r"<(img|link|iframe|object|embed|audio|video|source)\b", page)
     assert not re.search(r'<[^>]*\s(src|href)="(?!#)', page)
     assert "url(" not in page
+
+
+def test_html_says_the_result_as_the_result_not_as_the_state_of_move_0() -> None:
+    """The line under the board stays while you step through the game: at move 0 it read
+    "Game over: … wins." as if the game had ended there."""
+    _, rec = sample(next(p for p in REPLAYS if p.name == "2p-standard.zoolog"))
+    page = to_html(rec)
+    line = re.search(r'<p id="result"><b>(.*?)</b></p>', page)
+    assert line is not None and line.group(1).startswith("Result: ") and "wins" in line.group(1)
+    assert "Game over" not in page

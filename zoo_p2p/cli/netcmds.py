@@ -308,6 +308,12 @@ def join_cmd(
         pick = tui_entry("run_join_picked")
         if pick is not None:  # the games found on the LAN are listed in the app (issue 11)
             exit_with(lambda: pick_and_join(console, pick, start_with))
+    if invite is not None:  # a usage error before anything opens, full screen or not
+        from zoo_p2p.cli import lan
+
+        problem = lan.invite_problem(invite)
+        if problem is not None:
+            raise typer.BadParameter(problem, param_hint="'INVITE'")
     run_seat(start_with(invite), console, plain=plain)
 
 

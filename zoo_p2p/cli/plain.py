@@ -32,7 +32,7 @@ from zoo_p2p.errors import IllegalMoveError, LocalProtocolError, NotationError
 from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Move, State, parse_move
-from zoo_p2p.text import shown
+from zoo_p2p.text import seat_word, shown
 
 TEAMS = ("yellow", "blue", "green", "red")
 
@@ -132,6 +132,8 @@ class ConsoleDriver:
     def __init__(self, console: Console | None) -> None:
         self.console = console
         self._states: list[str] | None = None  # seat presence as last shown (on_seats)
+        self.shown_notices: list[str] = []  # the last notices printed (the closing lines
+        # do not print an ending again that a notice already showed on this console)
 
     def fds(self) -> list[int]:
         """No file descriptors by default."""
@@ -180,6 +182,8 @@ class ConsoleDriver:
         states = [st.state for st in seats]
         if s is None or self.console is None or states == self._states:
             return
+        if getattr(s, "ending", None) is not None:  # claimed or resigned: nobody is awaited
+            return
         self._states = states
         gone = [
             f"{seat_name(s, i)} {'has left' if st.state == 'left' else 'lost the connection'}"
@@ -207,6 +211,8 @@ class ConsoleDriver:
     def on_notice(self, text: str) -> None:
         """Print a notice."""
         self.say(Text(shown(text, 500), style="cyan"))
+        if self.console is not None:
+            self.shown_notices = [*self.shown_notices[-19:], text]
 
 
 MAX_LINE = 1024  # characters in one typed line; a longer one is dropped with a message
@@ -317,7 +323,10 @@ class PlainDriver(ConsoleDriver):
         self.agreed = s.genesis.hints
         self.shadow = s.state.clone()
         self.shown_moves = len(s.state.history)
-        self.out(Text(f"You are {seat_name(s, s.seat)}. {HELP}", style="bold"))
+        me = seat_name(s, s.seat)
+        if s.seat is not None and s.seats[s.seat].name == "you":  # zoo play: not "You are you"
+            me = seat_word(s.seat, s.seats[s.seat].team.label)
+        self.out(Text(f"You are {me}. {HELP}", style="bold"))
         self.out(render_board(s.state, self.names(s), me=s.seat, legend=True))
         who = seat_label(s.state, s.state.to_move, self.names(s))
         played = len(s.state.history)

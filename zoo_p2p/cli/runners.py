@@ -209,8 +209,10 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
     scores = score_line(s)
     if scores is not None:
         console.print(scores)
-    if s.ending is not None:  # claimed, never started or resigned (PROTOCOL.md §10)
-        console.print(Text(s.outcome().describe(s.seats), style="bold"))
+    ending = s.outcome().describe(s.seats) if s.ending is not None else None
+    said = getattr(getattr(link, "driver", None), "shown_notices", ())
+    if ending is not None and ending not in said:  # claimed, never started or resigned (§10);
+        console.print(Text(ending, style="bold"))  # unless a notice just printed it here
     lan.say_links(console, link)
     console.print(Text(f"log saved: {path}", style="bold"), soft_wrap=True)  # one line to copy
     if ok:
@@ -322,9 +324,11 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         fingerprint=fingerprint,
         address=where.advertise[0],
     )
-    console.print(
-        Text(f"you are {shown(plan.name, 40)} — fingerprint {fingerprint(raw_public(key))}")
-    )
+    fp = fingerprint(raw_public(key))
+    if plan.name == "you":  # zoo play: not "you are you"
+        console.print(Text(f"your fingerprint: {fp}"))
+    else:
+        console.print(Text(f"you are {shown(plan.name, 40)} — fingerprint {fp}"))
     reach = lan.set_up_host(
         console,
         host,
@@ -364,7 +368,8 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
                 keep_keys=True,
             )
             watch_bots(host, procs, bots_dir, console)
-        console.print(f"waiting for {plan.players - 1} player(s) to join…")
+        others = plan.players - 1
+        console.print(f"waiting for {others} player{'' if others == 1 else 's'} to join…")
         host.start_if_ready()
         outcome = host.run()
     finally:

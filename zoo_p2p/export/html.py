@@ -219,7 +219,7 @@ def to_html(
     if final.is_terminal():
         winners = final.winners()
         who = ", ".join(_seat(record.names, record.teams, s) for s in winners)
-        result = f"Game over: {who} {'wins' if len(winners) == 1 else 'share the win'}."
+        result = f"Result: {who} {'wins' if len(winners) == 1 else 'share the win'}."
     else:
         result = "The game stopped here: the audit line above says how it ended."
     if record.bottoms is not None:

@@ -70,6 +70,12 @@ def _unpack(data: bytes) -> Any:
         raise RemoteProtocolError("not msgpack") from None
 
 
+RESIGN_SEAL_WAIT = 2.0
+"""Seconds a seat that resigned a two-seat game waits for the floor holder's entry with its
+resignation (PROTOCOL.md §10.4), which ends the game, before it leaves: its own log then says
+how the game ended (with 3-4 seats the game goes on with a stand-in: it leaves at once)."""
+
+
 class Liveness:
     """The clock of the floor holder as this peer sees it, and the claim/resign plumbing."""
 
@@ -91,6 +97,9 @@ class Liveness:
         self._vote_sent = 0.0
         self._told_ending = False
         self.resigned_self = False  # we signed our resignation (the exit says so, not "resume")
+        # we resigned and leave once the floor holder's entry with it is in our log (so our
+        # own log says how the game ended), or at this monotonic time: (reason, until)
+        self._leave_sealed: tuple[str, float] | None = None
         self.stand_in_keys: dict[int, bytes] = {}  # host: seat -> stand-in private key (raw)
         self._stand_ins_started: set[int] = set()  # resignations in the log we acted on
         self._stand_ins_run: set[int] = set()  # host: seats whose stand-in we started
@@ -134,6 +143,11 @@ class Liveness:
         """Every loop turn: restart the clock when the floor moves; offer or sign a claim when
         the floor holder's time has run out; re-send our vote until the claim is complete."""
         s = self.session
+        if self._leave_sealed is not None:
+            reason, until = self._leave_sealed
+            if s is None or s.seat in s.resigned or s.ending is not None or now >= until:
+                self._leave_sealed = None
+                self.leave(reason)
         if s is None or s.stopped is not None:
             return
         self._stand_in_tick()
@@ -417,8 +431,9 @@ class Liveness:
     def resign_and_leave(self, reason: str) -> None:
         """A person leaves for good (`q`, confirmed): a seated joiner in a game being played
         signs its resignation first (PROTOCOL.md §10.4) — with 3–4 seats a bot that the host
-        runs takes the seat under a fresh key, with 2 the other seat wins. The host just leaves
-        (it relays the game: without it nothing goes on; `zoo resume` continues it)."""
+        runs takes the seat under a fresh key, with 2 the other seat wins (then we leave once
+        the entry that ends the game is in our log, at most RESIGN_SEAL_WAIT later). The host
+        just leaves (it relays the game: without it nothing goes on; `zoo resume` continues it)."""
         s = self.session
         if (
             s is not None
@@ -443,6 +458,9 @@ class Liveness:
                     if stand is not None
                     else "; you resigned: the other seat wins"
                 )
+                if stand is None:  # two seats: the entry with it ends the game, in our log too
+                    self._leave_sealed = (reason, time.monotonic() + RESIGN_SEAL_WAIT)
+                    return
         self.leave(reason)
 
     def _on_resigned(self, seat: int, new_pub: bytes) -> None:

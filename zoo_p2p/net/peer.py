@@ -1246,6 +1246,8 @@ class Host(Link):
         """Start now if the lobby is already full (a one-seat test game) or we resumed a log."""
         if self.session is None and len(self.lobby) == self.options.players:
             self._start_game()
+        elif self.session is None:  # the lobby as it stands: our own seat (the app shows it)
+            self.driver.on_lobby(self._lobby_seats(), self.options.players)
         elif self.session is not None:
             self._advance(len(self.session.entries))
 

@@ -389,6 +389,8 @@ class GameScreen(Screen[None]):
         )
         if st.is_terminal():
             t.append("game over", style="bold")
+        elif self.link_closed():
+            t.append("the game link has closed (q leaves; zoo resume goes on)", style="bold")
         elif st.needs is not None:
             t.append("waiting for the hidden card to be revealed")
         elif self.table.my_turn():
@@ -403,17 +405,22 @@ class GameScreen(Screen[None]):
             t.append_text(seat_text(st, st.to_move, self.table.names))
         return t
 
+    def link_closed(self) -> bool:
+        """A network game whose peer has stopped: nobody is awaited, no clock runs."""
+        return bool(getattr(self.table, "run_over", False))
+
     def seats_text(self, st: State) -> Text:
         t = self.table
+        closed = self.link_closed()
         out = seats_text(
             st,
             t.names,
             self.g,
-            t.presence,
-            t.clocks,
+            None if closed else t.presence,  # the presence last heard is stale
+            None if closed else t.clocks,
             notes=t.seat_notes,
-            awaiting=t.awaiting,
-            links=t.seat_links,
+            awaiting=None if closed else t.awaiting,
+            links=None if closed else t.seat_links,
             you=t.you(),
         )
         if t.question is not None:  # the claim question, until it is answered or gone

@@ -327,7 +327,7 @@ class NetTable(Table):
     def tick(self) -> bool:
         """Recompute the clocks (once a second); True when they changed."""
         f, allowed = self.snap.floor, self.snap.allowed
-        if f is None or allowed is None or self.snap.state is None:
+        if f is None or allowed is None or self.snap.state is None or self.run_over:
             changed = self.clocks is not None
             self.clocks = None
             return changed
