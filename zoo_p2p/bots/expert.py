@@ -358,9 +358,7 @@ class ExpertBot:
                     totals = [float(s.total) for s in det.scores()]
                 if quiesce and not det.is_terminal():
                     _take_hanging(det, totals)
-                rew, wins, margins = rewards(
-                    totals, mw, 0.0 if det.is_terminal() else self.soft
-                )
+                rew, wins, margins = rewards(totals, mw, 0.0 if det.is_terminal() else self.soft)
                 if st is not None:
                     acc = split[i]
                     k = 0 if met else 4
