@@ -196,3 +196,24 @@ def test_mean_field_playout_turns_no_card_and_charges_the_risk() -> None:
     assert all(c > 0 for c in charged)
     assert sum(charged) <= sum(6 * 0.1 for _ in range(6)) + 1e-9
     assert [s.total for s in det.scores()] != before
+
+
+def test_a_stopped_playout_scores_a_smooth_win_chance() -> None:
+    import math
+
+    from zoo_p2p.bots.expert import rewards
+
+    # at the end: who won (half) and the clamped margin (half)
+    rew, wins, margins = rewards([20.0, 10.0], 0.5)
+    assert rew == pytest.approx([0.5 + 0.5 * (0.5 + 10 / 60), 0.5 * (0.5 - 10 / 60)])
+    # stopped early: the win part is the logistic of the margin over `soft` points
+    rew, wins, margins = rewards([20.0, 10.0], 0.5, soft=5.0)
+    lead = 1 / (1 + math.exp(-2.0))
+    assert rew == pytest.approx(
+        [0.5 * lead + 0.5 * (0.5 + 10 / 60), 0.5 * (1 - lead) + 0.5 * (0.5 - 10 / 60)]
+    )
+    assert sum(rew) == pytest.approx(1.0)  # still zero-sum between two seats
+    assert wins == [1.0, 0.0] and margins == [10.0, -10.0]  # the statistics still count who leads
+    # a one-point lead is worth much less than a ten-point one
+    close, _w, _m = rewards([11.0, 10.0], 0.5, soft=5.0)
+    assert 0.5 < close[0] < rew[0]

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from zoo_p2p.bots.base import public_position
 from zoo_p2p.bots.hard import policy_playout
-from zoo_p2p.bots.policy import public_odds, scored_moves
+from zoo_p2p.bots.policy import noisy_best, public_odds, scored_moves
 from zoo_p2p.rules import Move, Oracle, Send, State, Variant
 from zoo_p2p.rules.board import N_SQUARES, NEIGHBOURS
 from zoo_p2p.rules.state import CHAR, EMPTY, MUTANT, UNKNOWN
@@ -47,6 +47,11 @@ WORK_PER_SECOND = 50_000
 """Simulated plies per second of ``think`` when a seed asks for a deterministic budget."""
 
 MARGIN_SCALE = 30.0
+
+SOFT = 5.0
+"""Where a playout stops before the end, the reward's win part is the logistic of the margin
+over ``SOFT`` points instead of who leads there (a smooth win chance: less noise per iteration;
+a playout that reaches the end still scores who won)."""
 EXPLORE = 0.35
 """UCB exploration constant (rewards lie in [0, 1])."""
 
@@ -125,9 +130,14 @@ class MoveStats:
 
 
 def rewards(
-    totals: list[float], margin_weight: float
+    totals: list[float], margin_weight: float, soft: float = 0.0
 ) -> tuple[list[float], list[float], list[float]]:
-    """Each seat's search reward, win share and margin from score totals."""
+    """Each seat's search reward, win share and margin from score totals.
+
+    With ``soft`` > 0 (a playout that stopped before the end) the reward's win part is the
+    logistic of the margin over ``soft`` points instead of who leads; the win share returned is
+    still who leads.
+    """
     best = max(totals)
     n_best = totals.count(best)
     out: list[float] = []
@@ -138,7 +148,11 @@ def rewards(
         other = max(totals[:p] + totals[p + 1 :])
         m = 0.5 + (t - other) / (2 * MARGIN_SCALE)
         m = 0.0 if m < 0.0 else 1.0 if m > 1.0 else m
-        out.append((1 - margin_weight) * win + margin_weight * m)
+        w = win
+        if soft > 0.0:
+            x = (t - other) / soft
+            w = 1.0 / (1.0 + math.exp(-x)) if x > -60.0 else 0.0
+        out.append((1 - margin_weight) * w + margin_weight * m)
         wins.append(win)
         margins.append(t - other)
     return out, wins, margins
@@ -180,6 +194,7 @@ class ExpertBot:
         mean_field: bool = True,
         mutant_cost: float = MUTANT_COST,
         quiesce: bool = True,
+        soft: float = SOFT,
     ) -> None:
         self.think = DEFAULT_THINK if think is None else float(think)
         if self.think <= 0:
@@ -201,6 +216,7 @@ class ExpertBot:
         self.mean_field = mean_field and not self.peeks
         self.mutant_cost = mutant_cost
         self.quiesce = quiesce
+        self.soft = soft
         self.last_iterations = 0
 
     # ------------------------------------------------------------------ the public interface
@@ -342,7 +358,7 @@ class ExpertBot:
                     totals = [float(s.total) for s in det.scores()]
                 if quiesce and not det.is_terminal():
                     _take_hanging(det, totals)
-                rew, wins, margins = rewards(totals, mw)
+                rew, wins, margins = rewards(totals, mw, 0.0 if det.is_terminal() else self.soft)
                 if st is not None:
                     acc = split[i]
                     k = 0 if met else 4
@@ -470,13 +486,7 @@ def _mean_field_playout(
     plies = 0
     top, _under = state.square_codes()
     while plies < limit and not state.is_terminal():
-        best_m: Move | None = None
-        best_s = -1e9
-        for s, m in scored_moves(state, odds):
-            s += rand() * noise
-            if s > best_s:
-                best_s = s
-                best_m = m
+        best_m = noisy_best(state, odds, rand, noise)
         assert best_m is not None
         t = top[best_m.to]
         if 0 <= t < 4 and odds[t]:

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 
 from zoo_p2p.bots.base import public_position
-from zoo_p2p.bots.policy import public_odds, scored_moves
+from zoo_p2p.bots.policy import noisy_best, public_odds, scored_moves
 from zoo_p2p.rules import Move, State
 
 DEFAULT_THINK = 0.8
@@ -58,13 +58,7 @@ def policy_playout(
     rand = rng.random
     plies = 0
     while (limit is None or plies < limit) and not state.is_terminal():
-        best_m: Move | None = None
-        best_s = -1e9
-        for s, m in scored_moves(state, public_odds(state)):
-            s += rand() * noise
-            if s > best_s:
-                best_s = s
-                best_m = m
+        best_m = noisy_best(state, public_odds(state), rand, noise)
         assert best_m is not None
         state.apply_unchecked(best_m)
         plies += 1
