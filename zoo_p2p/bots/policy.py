@@ -35,11 +35,15 @@ def public_odds(state: State) -> list[float]:
     return odds
 
 
-def scored_moves(state: State, odds: list[float]) -> list[tuple[float, Move]]:
-    """Every legal move of the seat to move with its one-ply score (unsorted)."""
+Threats = tuple[int, list[int], list[int], list[int], dict[int, int], list[int], int]
+
+
+def _threats(state: State) -> Threats:
+    """What both move scorers read first: the seat to move, the square codes, the highest
+    opponent healthy character next to each square, the mover's characters on the board, those
+    of them that can be taken (largest first) and twice the largest of those."""
     p = state.to_move
     top, under = state.square_codes()
-    # highest opponent healthy character next to each square
     adj = [-1] * 25
     for q in range(25):
         c = top[q]
@@ -52,6 +56,12 @@ def scored_moves(state: State, odds: list[float]) -> list[tuple[float, Move]]:
     pos = state.on_board(p)
     threatened = sorted((v for v, q in pos.items() if adj[q] >= v), reverse=True)
     base = 2 * threatened[0] if threatened else 0
+    return p, top, under, adj, pos, threatened, base
+
+
+def scored_moves(state: State, odds: list[float]) -> list[tuple[float, Move]]:
+    """Every legal move of the seat to move with its one-ply score (unsorted)."""
+    p, top, under, adj, pos, threatened, base = _threats(state)
     out: list[tuple[float, Move]] = []
     hand = state.hand(p)
     if hand:
@@ -98,20 +108,7 @@ def noisy_best(
     The same scores, the same order and the same draws as a loop over ``scored_moves``, hence
     the same move, but without building the list (the playouts' hot path).
     """
-    p = state.to_move
-    top, under = state.square_codes()
-    adj = [-1] * 25
-    for q in range(25):
-        c = top[q]
-        if CHAR <= c < MUTANT:
-            s, v = divmod(c - CHAR, 8)
-            if s != p:
-                for n in NEIGHBOURS[q]:
-                    if v > adj[n]:
-                        adj[n] = v
-    pos = state.on_board(p)
-    threatened = sorted((v for v, q in pos.items() if adj[q] >= v), reverse=True)
-    base = 2 * threatened[0] if threatened else 0
+    p, top, under, adj, pos, threatened, base = _threats(state)
     best: Move | None = None
     best_s = -1e9
     hand = state.hand(p)
