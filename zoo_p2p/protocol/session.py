@@ -1061,31 +1061,26 @@ class Session:
         if claimed not in self._authors[:at]:
             # the claimed seat signed no entry up to the head the votes name (it owed its first
             # commit): it never took its seat, so the game never started and nobody wins (§10.5)
-            self.ending = Ending(
-                NEVER_STARTED,
-                seat=claimed,
-                at=at,
-                floor_kind=floor.kind,
-                by=by,
-                late=late,
-                seconds=seconds,
-                scores=None,  # no scores credited, no forfeit winners
-                winners=(),
-            )
+            kind = NEVER_STARTED
+            scores: tuple[int, ...] | None = None
+            winners: tuple[int, ...] = ()
+            resigned: tuple[int, ...] = ()
         else:
-            totals = self._totals_at[at] or tuple(0 for _ in range(self.n))  # at the claimed head
-            self.ending = Ending(
-                CLAIMED,
-                seat=claimed,
-                at=at,
-                floor_kind=floor.kind,
-                by=by,
-                late=late,
-                seconds=seconds,
-                scores=totals,
-                winners=forfeit_winners(totals, claimed),
-                resigned=tuple(sorted(self.resigned)),
-            )
+            kind, resigned = CLAIMED, tuple(sorted(self.resigned))
+            scores = self._totals_at[at] or tuple(0 for _ in range(self.n))  # at the claimed head
+            winners = forfeit_winners(scores, claimed)
+        self.ending = Ending(
+            kind,
+            seat=claimed,
+            at=at,
+            floor_kind=floor.kind,
+            by=by,
+            late=late,
+            seconds=seconds,
+            scores=scores,
+            winners=winners,
+            resigned=resigned,
+        )
         self._floor = None
         self.finished = True
         self._votes = {}
