@@ -84,6 +84,7 @@ def test_human_plays_zoo_play_through_a_pty(procs: Procs) -> None:
     assert "Final score" in buf
     assert "since your last move:" in buf  # the two bots' moves, recapped at our turn
     assert "audit: OK" in buf
+    assert "give this to the other players" not in buf  # every other seat is our own bot
     assert str(log.name) in buf.replace("\n", "")
     assert re.search(r"Z9|not a move|square", buf)
     assert tried_board and "'*' you" in " ".join(buf.split())  # 'b': the board and its legend

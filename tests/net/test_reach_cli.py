@@ -170,6 +170,32 @@ def test_an_address_that_cannot_be_bound_is_left_out_of_the_invite() -> None:
     assert "cannot listen on fd00::5" in out
 
 
+def test_the_invite_is_printed_only_when_a_seat_waits_for_a_person() -> None:
+    """`zoo play` (every other seat one of its own bots) prints no invite to give away; a host
+    with a seat open prints it, and `--qr` always shows it."""
+    plan = lan.ListenPlan(bind="127.0.0.1", also_bind=(), advertise=["127.0.0.1"])
+    outs = []
+    for show, qr in ((True, False), (False, False), (False, True)):
+        buf = io.StringIO()
+        lan.set_up_host(
+            Console(file=buf, width=100, color_system=None),
+            _FakeHost(),
+            plan,
+            driver=None,
+            name="ann",
+            players=2,
+            variant="standard",
+            upnp=False,
+            announce=False,
+            qr=qr,
+            show_invite=show,
+        )
+        outs.append(buf.getvalue())
+    assert "give this to the other players" in outs[0] and "127.0.0.1:4040/" in outs[0]
+    assert "give this to the other players" not in outs[1] and "listening on" in outs[1]
+    assert "give this to the other players" in outs[2]
+
+
 def test_a_joiner_is_told_when_no_address_can_be_reached(monkeypatch: pytest.MonkeyPatch) -> None:
     import ipaddress
 

@@ -454,9 +454,11 @@ def set_up_host(
     announce: bool,
     qr: bool,
     hints: bool = False,
+    show_invite: bool = True,
 ) -> Reach:
     """After the host socket is bound: say where it listens, map the port if asked, put every
-    address in the invite, print it (lines, maybe QR) and announce it on the LAN."""
+    address in the invite, print it (lines, maybe QR; not when ``show_invite`` is false: every
+    other seat is one of our own bots) and announce it on the LAN."""
     from zoo_p2p.net.invite import MAX_ADDRESSES
 
     reach = Reach(driver=driver)
@@ -489,7 +491,8 @@ def set_up_host(
         )
     host.invite = host.invite.with_addresses(addrs[:MAX_ADDRESSES])
     reach.invite = host.invite
-    print_invite(console, host.invite, qr=qr)
+    if show_invite or qr:
+        print_invite(console, host.invite, qr=qr)
     if announce and driver is not None:
         driver.announcer = start_announcer(
             console, host.invite, name=name, seats=players, variant=variant, hints=hints

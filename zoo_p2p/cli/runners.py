@@ -341,6 +341,7 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         announce=plan.announce,
         qr=plan.qr,
         hints=plan.hints,
+        show_invite=plan.bots < plan.players - 1,  # a seat is open for a person
     )
     files.sidecar = dataclasses.replace(files.sidecar, port=host.port, invite=str(host.invite))
     if plan.invite_file is not None:
