@@ -145,14 +145,12 @@ class _FakeHost:
         self.invite = Invite(host="127.0.0.1", port=4040, server_key=KEY, fingerprint=FP)
 
 
-def test_an_address_that_cannot_be_bound_is_left_out_of_the_invite() -> None:
-    plan = lan.ListenPlan(
-        bind="127.0.0.1", also_bind=("192.168.1.5", "fd00::5"), advertise=["192.168.1.5", "fd00::5"]
-    )
-    host = _FakeHost()
+def _set_up(host: _FakeHost, plan: lan.ListenPlan, **kw: bool) -> tuple[lan.Reach, str]:
+    """`set_up_host` for a 2-seat table named ann, no UPnP, no LAN advert; what it printed."""
     buf = io.StringIO()
+    opts = {"qr": False, **kw}
     reach = lan.set_up_host(
-        Console(file=buf, width=80, color_system=None),
+        Console(file=buf, width=100, color_system=None),
         host,
         plan,
         driver=None,
@@ -161,11 +159,19 @@ def test_an_address_that_cannot_be_bound_is_left_out_of_the_invite() -> None:
         variant="standard",
         upnp=False,
         announce=False,
-        qr=False,
+        **opts,
     )
+    return reach, buf.getvalue()
+
+
+def test_an_address_that_cannot_be_bound_is_left_out_of_the_invite() -> None:
+    plan = lan.ListenPlan(
+        bind="127.0.0.1", also_bind=("192.168.1.5", "fd00::5"), advertise=["192.168.1.5", "fd00::5"]
+    )
+    host = _FakeHost()
+    reach, out = _set_up(host, plan)
     assert host.invite.addresses == (("192.168.1.5", 4040),)
     assert reach.invite == host.invite
-    out = buf.getvalue()
     assert "listening on 127.0.0.1:4040, 192.168.1.5:4040" in out
     assert "cannot listen on fd00::5" in out
 
@@ -174,23 +180,10 @@ def test_the_invite_is_printed_only_when_a_seat_waits_for_a_person() -> None:
     """`zoo play` (every other seat one of its own bots) prints no invite to give away; a host
     with a seat open prints it, and `--qr` always shows it."""
     plan = lan.ListenPlan(bind="127.0.0.1", also_bind=(), advertise=["127.0.0.1"])
-    outs = []
-    for show, qr in ((True, False), (False, False), (False, True)):
-        buf = io.StringIO()
-        lan.set_up_host(
-            Console(file=buf, width=100, color_system=None),
-            _FakeHost(),
-            plan,
-            driver=None,
-            name="ann",
-            players=2,
-            variant="standard",
-            upnp=False,
-            announce=False,
-            qr=qr,
-            show_invite=show,
-        )
-        outs.append(buf.getvalue())
+    outs = [
+        _set_up(_FakeHost(), plan, qr=qr, show_invite=show)[1]
+        for show, qr in ((True, False), (False, False), (False, True))
+    ]
     assert "give this to the other players" in outs[0] and "127.0.0.1:4040/" in outs[0]
     assert "give this to the other players" not in outs[1] and "listening on" in outs[1]
     assert "give this to the other players" in outs[2]
