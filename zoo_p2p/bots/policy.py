@@ -35,15 +35,36 @@ def public_odds(state: State) -> list[float]:
     return odds
 
 
-Threats = tuple[int, list[int], list[int], list[int], dict[int, int], list[int], int]
+def scored_moves(state: State, odds: list[float]) -> list[tuple[float, Move]]:
+    """Every legal move of the seat to move with its one-ply score (unsorted)."""
+    out: list[tuple[float, Move]] = []
+    _scan(state, odds, out)
+    return out
 
 
-def _threats(state: State) -> Threats:
-    """What both move scorers read first: the seat to move, the square codes, the highest
-    opponent healthy character next to each square, the mover's characters on the board, those
-    of them that can be taken (largest first) and twice the largest of those."""
+def noisy_best(
+    state: State, odds: list[float], rand: Callable[[], float], noise: float
+) -> Move | None:
+    """The move ``scored_moves`` would pick after adding ``rand() * noise`` to each score.
+
+    The same scores, the same order and the same draws as a loop over ``scored_moves``, hence
+    the same move, but without building the list (the playouts' hot path).
+    """
+    return _scan(state, odds, None, rand, noise)
+
+
+def _scan(
+    state: State,
+    odds: list[float],
+    out: list[tuple[float, Move]] | None,
+    rand: Callable[[], float] | None = None,
+    noise: float = 0.0,
+) -> Move | None:
+    """Score every legal move of the seat to move, in one fixed order: into ``out`` when it is
+    a list, else keep the best after adding ``rand() * noise`` to each score (and return it)."""
     p = state.to_move
     top, under = state.square_codes()
+    # highest opponent healthy character next to each square
     adj = [-1] * 25
     for q in range(25):
         c = top[q]
@@ -56,24 +77,26 @@ def _threats(state: State) -> Threats:
     pos = state.on_board(p)
     threatened = sorted((v for v, q in pos.items() if adj[q] >= v), reverse=True)
     base = 2 * threatened[0] if threatened else 0
-    return p, top, under, adj, pos, threatened, base
-
-
-def scored_moves(state: State, odds: list[float]) -> list[tuple[float, Move]]:
-    """Every legal move of the seat to move with its one-ply score (unsorted)."""
-    p, top, under, adj, pos, threatened, base = _threats(state)
-    out: list[tuple[float, Move]] = []
+    best: Move | None = None
+    best_s = -1e9
     hand = state.hand(p)
     if hand:
         for q in range(25):
             zv = top[q]
             if 0 <= zv < UNKNOWN:
-                o = odds[zv]
+                o2 = odds[zv] * 2
                 a = adj[q]
-                sends = SENDS
                 for v in hand:
                     exp = 2 * v if a >= v and 2 * v > base else base
-                    out.append((zv - o * 2 * v - exp, sends[v][q]))
+                    sc = zv - o2 * v - exp
+                    if out is not None:
+                        out.append((sc, SENDS[v][q]))
+                        continue
+                    assert rand is not None
+                    sc += rand() * noise
+                    if sc > best_s:
+                        best_s = sc
+                        best = SENDS[v][q]
     for v, q in pos.items():
         # exposure of the others once this one has moved
         if threatened and threatened[0] == v:
@@ -96,56 +119,12 @@ def scored_moves(state: State, odds: list[float]) -> list[tuple[float, Move]]:
             else:
                 gain = float((c - MUTANT) % 8)
             exp = 2 * v if adj[n] >= v and 2 * v > rest else rest
-            out.append((gain - exp - unc, STEPS[q, n]))
-    return out
-
-
-def noisy_best(
-    state: State, odds: list[float], rand: Callable[[], float], noise: float
-) -> Move | None:
-    """The move ``scored_moves`` would pick after adding ``rand() * noise`` to each score.
-
-    The same scores, the same order and the same draws as a loop over ``scored_moves``, hence
-    the same move, but without building the list (the playouts' hot path).
-    """
-    p, top, under, adj, pos, threatened, base = _threats(state)
-    best: Move | None = None
-    best_s = -1e9
-    hand = state.hand(p)
-    if hand:
-        for q in range(25):
-            zv = top[q]
-            if 0 <= zv < UNKNOWN:
-                o2 = odds[zv] * 2
-                a = adj[q]
-                for v in hand:
-                    exp = 2 * v if a >= v and 2 * v > base else base
-                    sc = zv - o2 * v - exp + rand() * noise
-                    if sc > best_s:
-                        best_s = sc
-                        best = SENDS[v][q]
-    for v, q in pos.items():
-        if threatened and threatened[0] == v:
-            rest = 2 * threatened[1] if len(threatened) > 1 else 0
-        else:
-            rest = base
-        u = under[q]
-        unc = UNCOVER * u if 0 <= u < UNKNOWN else (UNCOVER * 2 if u == UNKNOWN else 0.0)
-        for n in NEIGHBOURS[q]:
-            c = top[n]
-            if c < 0 or c == UNKNOWN:
+            sc = gain - exp - unc
+            if out is not None:
+                out.append((sc, STEPS[q, n]))
                 continue
-            if c < UNKNOWN:
-                gain = c - odds[c] * 2 * v
-            elif c < MUTANT:
-                s, tv = divmod(c - CHAR, 8)
-                if s == p or tv > v:
-                    continue
-                gain = 2.0 * tv
-            else:
-                gain = float((c - MUTANT) % 8)
-            exp = 2 * v if adj[n] >= v and 2 * v > rest else rest
-            sc = gain - exp - unc + rand() * noise
+            assert rand is not None
+            sc += rand() * noise
             if sc > best_s:
                 best_s = sc
                 best = STEPS[q, n]
