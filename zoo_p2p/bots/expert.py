@@ -52,6 +52,7 @@ SOFT = 5.0
 """Where a playout stops before the end, the reward's win part is the logistic of the margin
 over ``SOFT`` points instead of who leads there (a smooth win chance: less noise per iteration;
 a playout that reaches the end still scores who won)."""
+
 EXPLORE = 0.35
 """UCB exploration constant (rewards lie in [0, 1])."""
 
@@ -356,9 +357,10 @@ class ExpertBot:
                 else:
                     plies += policy_playout(det, random.Random(seed), noise, limit)
                     totals = [float(s.total) for s in det.scores()]
-                if quiesce and not det.is_terminal():
+                stopped = not det.is_terminal()  # the playout ended before the game did
+                if quiesce and stopped:
                     _take_hanging(det, totals)
-                rew, wins, margins = rewards(totals, mw, 0.0 if det.is_terminal() else self.soft)
+                rew, wins, margins = rewards(totals, mw, self.soft if stopped else 0.0)
                 if st is not None:
                     acc = split[i]
                     k = 0 if met else 4
