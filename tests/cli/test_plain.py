@@ -41,6 +41,7 @@ class FakeLink:
     my_turn: bool = True
     stopped: str | None = None
     played: list[Move] = field(default_factory=list)
+    waits: list[tuple[int, str]] = field(default_factory=list)
 
     def play(self, move: Move) -> None:
         self.played.append(move)
@@ -53,7 +54,7 @@ class FakeLink:
         fn()
 
     def awaited(self) -> list[tuple[int, str]]:
-        return []
+        return list(self.waits)
 
 
 def _game(seed: int = 1) -> State:
@@ -264,6 +265,26 @@ def test_after_a_resignation_ended_the_game_a_link_going_away_is_not_news() -> N
     link2.session.ending = object()  # type: ignore[attr-defined]  # resigned: the game is over
     d2.on_seats(lost, link2)  # type: ignore[arg-type]
     assert "lost the connection" not in out2.getvalue()
+
+
+def test_a_seat_lost_before_its_turn_is_named_again_when_the_game_waits_for_it() -> None:
+    """CI saw this: the host noticed the loss while another seat was to move ("waiting for you"),
+    then the game reached the lost seat and nothing more was said, since no seat changed state."""
+    from zoo_p2p.driver import SeatPresence
+
+    d, link, out = _driver()
+    link.waits = [(0, "a move")]
+    d.on_seats([SeatPresence("connected"), SeatPresence("lost", 1)], link)  # type: ignore[arg-type]
+    assert "lost the connection; waiting for you (Yellow): a move" in out.getvalue()
+    d.on_seats([SeatPresence("connected"), SeatPresence("lost", 2)], link)  # type: ignore[arg-type]
+    assert out.getvalue().count("lost the connection") == 1  # the ticking count is not news
+    link.waits = [(1, "a reconnect")]  # the game has come to the lost seat
+    d.on_seats([SeatPresence("connected"), SeatPresence("lost", 3)], link)  # type: ignore[arg-type]
+    assert out.getvalue().count("lost the connection") == 2
+    assert "waiting for" in out.getvalue().rsplit("lost the connection", 1)[1]
+    assert ": a reconnect" in out.getvalue()
+    d.on_seats([SeatPresence("connected"), SeatPresence("lost", 4)], link)  # type: ignore[arg-type]
+    assert out.getvalue().count("lost the connection") == 2
 
 
 def test_zoo_play_names_your_seat_not_you_are_you() -> None:

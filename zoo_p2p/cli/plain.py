@@ -132,6 +132,7 @@ class ConsoleDriver:
     def __init__(self, console: Console | None) -> None:
         self.console = console
         self._states: list[str] | None = None  # seat presence as last shown (on_seats)
+        self._stalled: list[int] = []  # awaited seats that were not connected, as last shown
         self.shown_notices: list[str] = []  # the last notices printed (the closing lines
         # do not print an ending again that a notice already showed on this console)
 
@@ -180,11 +181,13 @@ class ConsoleDriver:
         (a move, a reveal, a reconnect…). Only state changes are shown, not the ticking count."""
         s = link.session
         states = [st.state for st in seats]
-        if s is None or self.console is None or states == self._states:
+        # a seat lost while others still had moves to make: say so again when the game reaches it
+        stalled = [i for i, _ in link.awaited() if i < len(seats) and seats[i].state != "connected"]
+        if s is None or self.console is None or (states, stalled) == (self._states, self._stalled):
             return
         if getattr(s, "ending", None) is not None:  # claimed or resigned: nobody is awaited
             return
-        self._states = states
+        self._states, self._stalled = states, stalled
         gone = [
             f"{seat_name(s, i)} {'has left' if st.state == 'left' else 'lost the connection'}"
             for i, st in enumerate(seats)
