@@ -66,9 +66,7 @@ def test_every_front_end_writes_a_move_the_same_way_and_it_reads_back(tmp_path: 
     shown_record.write_text(to_text(record))
     out = io.StringIO()
     view_text_record(shown_record, None, False, Console(file=out, width=400, no_color=True))
-    viewed = {
-        int(n): line for n, line in re.findall(r"^\s*(\d+)\. (.*)$", out.getvalue(), re.M)
-    }
+    viewed = {int(n): line for n, line in re.findall(r"^\s*(\d+)\. (.*)$", out.getvalue(), re.M)}
 
     for n, move in enumerate(moves, start=1):
         before, after = positions[n - 1], positions[n]
