@@ -139,7 +139,7 @@ def _plain(r: object) -> str:
 
 
 def test_wording_of_moves_mutants_and_the_mutant_count() -> None:
-    """'You send your 5', 'you lose your 5', 'Blue's 4' / 'your 4', never 'you (Yellow) sends'."""
+    """'You send 5@C3', 'you lose your 5', 'Blue's 4' / 'your 4', never 'you (Yellow) sends'."""
     rng = random.Random(7)
     names = ["you", "bot"]
     seen_mutant = seen_you_lose = False
@@ -156,7 +156,7 @@ def test_wording_of_moves_mutants_and_the_mutant_count() -> None:
             ).replace("\n", " ")
             assert "you (Yellow)" not in text and "sends your" not in text, text
             if before.to_move == 0:
-                assert re.match(r"You (send|move) your \d", text), text
+                assert re.match(r"You (send \d@[A-E]\d|move your \d [A-E]\d-[A-E]\d)", text), text
             if "MUTANT" in text:
                 seen_mutant = True
                 if before.to_move == 0:

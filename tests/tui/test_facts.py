@@ -51,8 +51,8 @@ def test_narration_speaks_to_you_and_about_others() -> None:
     st.apply(move)
     mine = narrate(before, st.public(), move, ["you", "bot"], you=0).plain
     theirs = narrate(before, st.public(), move, ["Ada", "bot"], you=None).plain
-    assert mine.startswith("You send your 5 onto C3 and take a")
-    assert theirs.startswith("Ada (Yellow) sends their 5 onto C3 and takes a")
+    assert mine.startswith("You send 5@C3 and take a")
+    assert theirs.startswith("Ada (Yellow) sends 5@C3 and takes a")
 
 
 def test_a_c_locale_means_ascii_even_when_python_coerced_it() -> None:

@@ -14,6 +14,7 @@ from rich.text import Text
 from zoo_p2p.errors import LogError, ZooError
 from zoo_p2p.export import GameRecord, from_text, record_from_entries, to_html, to_text
 from zoo_p2p.export.text import FORMAT, MAX_TEXT_BYTES
+from zoo_p2p.rules import move_name
 from zoo_p2p.text import shown
 
 
@@ -143,7 +144,7 @@ def view_text_record(
         line = Text(f"{n:3d}. ")
         team = record.teams[m.seat]
         line.append(f"{names[m.seat]} ({team.label})", style=team.colour)
-        line.append(f" {m.move}")
+        line.append(f" {move_name(m.move)}")
         if m.bottom is not None:
             line.append(f"  the card below is a {m.bottom}", style="cyan")
         if m.mutant is not None:

@@ -31,7 +31,7 @@ from zoo_p2p.driver import ClaimQuestion, GameLink, LobbyRow, SeatPresence
 from zoo_p2p.errors import IllegalMoveError, LocalProtocolError, NotationError
 from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.protocol.session import Session
-from zoo_p2p.rules import Move, State, parse_move
+from zoo_p2p.rules import Move, State, move_name, parse_move
 from zoo_p2p.text import seat_word, shown
 
 TEAMS = ("yellow", "blue", "green", "red")
@@ -373,8 +373,8 @@ class PlainDriver(ConsoleDriver):
             if mover != s.seat:
                 self.recap.append(Text(" · ").append_text(Text("; ").join(lines)))
         else:
-            self.out("moves: " + ", ".join(str(m) for m in new))
-            self.recap.append(Text(" · moves: " + ", ".join(str(m) for m in new)))
+            self.out("moves: " + ", ".join(move_name(m) for m in new))
+            self.recap.append(Text(" · moves: " + ", ".join(move_name(m) for m in new)))
         self.shown_moves = len(st.history)
         self.shadow = st.clone()
         self.forget_hint()

@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from zoo_p2p.rules import Card, Move, Send, State, Step, Team, Variant, square_name
+from zoo_p2p.rules import Card, Move, Send, State, Step, Team, Variant, move_name, square_name
 from zoo_p2p.rules.board import COLUMNS, COPIES_PER_VALUE, SIZE
 from zoo_p2p.text import shown
 
@@ -160,14 +160,11 @@ def describe_move(
     lines: list[Text] = []
     if isinstance(move, Send):
         mover_value, dest = move.value, move.to
-        verb = f" send{'' if mine else 's'} {their} {move.value} onto {square_name(dest)}"
+        verb = f" send{'' if mine else 's'} {move_name(move)}"
     else:
         mc = before.top(move.frm)
         mover_value, dest = mc.value or 0, move.to
-        verb = (
-            f" move{'' if mine else 's'} {their} {mover_value} "
-            f"{square_name(move.frm)}→{square_name(dest)}"
-        )
+        verb = f" move{'' if mine else 's'} {their} {mover_value} {move_name(move)}"
     target = before.top(dest)
     line = Text.assemble(who, verb)
     if target.kind == "zoo":
@@ -253,7 +250,7 @@ def hint_text(state: State) -> str:
             if len(squares) <= 8
             else f"any of the {len(squares)} squares showing a Zoo card"
         )
-        example = f"{values[-1]}@{square_name(squares[0])}"
+        example = move_name(Send(values[-1], squares[0]))
         lines.append(f"send {'/'.join(map(str, values))} onto {where} (e.g. {example})")
         shown_values = sorted({v for q in squares if (v := state.top(q).value) is not None})
         risks = []
@@ -269,7 +266,7 @@ def hint_text(state: State) -> str:
         parts = []
         for m in steps:
             note = _target_note(state, m.to, me)
-            parts.append(f"{m} ({note})" if note else str(m))
+            parts.append(f"{move_name(m)} ({note})" if note else move_name(m))
         lines.append("steps: " + ", ".join(parts))
     return "legal: " + ("\n       ".join(lines) if lines else "none")
 
@@ -278,7 +275,7 @@ def legal_summary(state: State) -> str:
     """The legal moves in a compact form: sends grouped by value, then every step."""
     moves = state.legal_moves()
     sends = [m for m in moves if isinstance(m, Send)]
-    steps = [str(m) for m in moves if isinstance(m, Step)]
+    steps = [move_name(m) for m in moves if isinstance(m, Step)]
     parts = []
     if sends:
         values = sorted({m.value for m in sends})

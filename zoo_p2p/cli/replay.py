@@ -42,7 +42,7 @@ from zoo_p2p.protocol.events import (
 )
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.protocol.walk import Step, walk
-from zoo_p2p.rules import Move, State, square_name
+from zoo_p2p.rules import Move, State, move_name, square_name
 from zoo_p2p.storage import LogReader
 from zoo_p2p.text import HINTS_ALLOWED_LINE, seat_word, shown
 
@@ -105,7 +105,7 @@ def _describe(session: Session, names: list[str], ev: Event) -> Text | None:
         )
     if isinstance(ev, MoveApplied):
         assert st is not None
-        return Text.assemble(seat_label(st, ev.seat, names), f" plays {ev.move}")
+        return Text.assemble(seat_label(st, ev.seat, names), f" plays {move_name(ev.move)}")
     if isinstance(ev, CardRevealed) and session.first_seat is not None and st is not None:
         if st.history:
             return Text(f"{square_name(ev.square)}: the bottom card is a {ev.value}", style="cyan")

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from zoo_p2p.export.record import GameRecord, MoveRecord
-from zoo_p2p.rules import Card, Send, State, Step, Team, Variant, square_name
+from zoo_p2p.rules import Card, Send, State, Step, Team, Variant, move_name, square_name
 from zoo_p2p.text import HINTS_WERE_ALLOWED, shown
 
 __all__ = ["card_code", "to_html"]
@@ -123,11 +123,11 @@ def _describe(before: State, after: State, m: MoveRecord, rec: GameRecord) -> st
     mv = m.move
     if isinstance(mv, Send):
         dest = mv.to
-        text = f"{who} sends their {mv.value} onto {square_name(dest)}"
+        text = f"{who} sends {move_name(mv)}"
     else:
         assert isinstance(mv, Step)
         dest = mv.to
-        text = f"{who} moves {square_name(mv.frm)}→{square_name(dest)}"
+        text = f"{who} moves their {before.top(mv.frm).value} {move_name(mv)}"
     target = before.top(dest)
     if target.kind == "zoo":
         assert target.value is not None
@@ -213,7 +213,7 @@ def to_html(
                 f'<li><a href="#m{i}" data-move="{i}">'
                 f'<span style="color:{TEAM_CSS[record.teams[m.seat]]}">'
                 f"{record.teams[m.seat].label}</span> "
-                f"{escape(str(m.move))}</a>{tag}</li>"
+                f"{escape(move_name(m.move))}</a>{tag}</li>"
             )
     final = positions[-1]
     if final.is_terminal():

@@ -32,7 +32,15 @@ from collections.abc import Mapping
 
 from zoo_p2p.errors import NotationError, ZooError
 from zoo_p2p.export.record import GameRecord, MoveRecord
-from zoo_p2p.rules import N_SQUARES, Team, Variant, parse_move, parse_square, square_name
+from zoo_p2p.rules import (
+    N_SQUARES,
+    Team,
+    Variant,
+    move_name,
+    parse_move,
+    parse_square,
+    square_name,
+)
 from zoo_p2p.text import shown
 
 __all__ = ["MAX_TEXT_BYTES", "TextFormatError", "from_text", "to_text"]
@@ -99,7 +107,7 @@ def to_text(
         lines.append(f"[Result {_quote(scores)}]")
     lines.append("")
     for n, m in enumerate(record.moves, start=1):
-        parts = [f"{n}.", record.teams[m.seat].label, str(m.move)]
+        parts = [f"{n}.", record.teams[m.seat].label, move_name(m.move)]
         if m.bottom is not None:
             parts.append(f"bottom={m.bottom}")
         if m.mutant is not None:

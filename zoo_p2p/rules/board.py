@@ -6,8 +6,11 @@ Squares are ints 0..24: columns A..E, rows 1..5, ``sq = (row - 1) * 5 + col``.
 'C3'
 >>> parse_move("5@c3")
 Send(value=5, to=12)
->>> str(parse_move("c3 c4"))
+>>> move_name(parse_move("c3 c4"))
 'C3-C4'
+
+``move_name`` is the one way a move is written, for people (every front end, export and
+analysis) and in the logs alike; ``parse_move`` reads back everything it writes.
 """
 
 from __future__ import annotations
@@ -111,7 +114,7 @@ class Send:
     to: int
 
     def __str__(self) -> str:
-        return f"{self.value}@{square_name(self.to)}"
+        return move_name(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,10 +125,25 @@ class Step:
     to: int
 
     def __str__(self) -> str:
-        return f"{square_name(self.frm)}-{square_name(self.to)}"
+        return move_name(self)
 
 
 Move = Send | Step
+
+
+def move_name(move: Move) -> str:
+    """A move in notation, as a person types it: ``5@C3`` (send) or ``C3-C4`` (step); ASCII.
+
+    Every front end writes moves with this one function, so the app, the line mode, a replay,
+    an export and an analysis show the same move the same way, and ``parse_move`` reads it back.
+
+    >>> move_name(Send(5, 12)), move_name(Step(12, 13))
+    ('5@C3', 'C3-D3')
+    """
+    if isinstance(move, Send):
+        return f"{move.value}@{square_name(move.to)}"
+    return f"{square_name(move.frm)}-{square_name(move.to)}"
+
 
 EXAMPLES = "e.g. 5@C3 (send your 5 onto C3) or C3-C4 (move the character on C3 to C4)"
 

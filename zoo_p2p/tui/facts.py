@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from rich.text import Text
 
-from zoo_p2p.rules import Card, Move, Send, State, Team, Variant, square_name
+from zoo_p2p.rules import Card, Move, Send, State, Team, Variant, move_name, square_name
 from zoo_p2p.rules.board import COPIES_PER_VALUE
 from zoo_p2p.text import shown
 
@@ -247,11 +247,11 @@ def narrate(before: State, after: State, move: Move, names: Sequence[str], you: 
     own = "your" if mine else "their"
     if isinstance(move, Send):
         mover = move.value
-        line.append(f" {'send' if mine else 'sends'} {own} {mover} onto {square_name(move.to)}")
+        line.append(f" {'send' if mine else 'sends'} {move_name(move)}")
     else:
         mover = before.top(move.frm).value or 0
         verb = "move" if mine else "moves"
-        line.append(f" {verb} {own} {mover} {square_name(move.frm)}-{square_name(move.to)}")
+        line.append(f" {verb} {own} {mover} {move_name(move)}")
     target = before.top(move.to)
     take = "take" if mine else "takes"
     if target.kind == "mutant":

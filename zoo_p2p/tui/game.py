@@ -17,7 +17,7 @@ from textual.widgets import Input, Static
 
 from zoo_p2p.bots.analysis import Hint, HintRefused, hint
 from zoo_p2p.errors import IllegalMoveError, NotationError
-from zoo_p2p.rules import Move, Send, State, Step, Variant, parse_move, square_name
+from zoo_p2p.rules import Move, Send, State, Step, Variant, move_name, parse_move, square_name
 from zoo_p2p.tui.board import BoardView, HandBar
 from zoo_p2p.tui.facts import (
     Glyphs,
@@ -323,7 +323,8 @@ class GameScreen(Screen[None]):
             dots = "..." if self.g.ascii else "\u2026"
             return Text(f"the expert is thinking{dots}", style="italic")
         h = self.hint
-        return Text(f"( ) expert: {h.move}, win chance {100 * h.win:.0f} %", style="bold")
+        win = f"win chance {100 * h.win:.0f} %"
+        return Text(f"( ) expert: {move_name(h.move)}, {win}", style="bold")
 
     # ------------------------------------------------------------------ drawing
     def targets(self) -> dict[int, Move]:
@@ -559,7 +560,7 @@ class GameScreen(Screen[None]):
         """Submit a move; say why when it cannot be played."""
         why = self.table.submit(move)
         if why is not None:
-            self.notice(Text(f"{move}: {why}", style="red"))
+            self.notice(Text(f"{move_name(move)}: {why}", style="red"))
         self.pick_hand = self.pick_sq = None
         self.redraw()
 
@@ -697,14 +698,16 @@ class GameScreen(Screen[None]):
         t = Text(f"{len(moves)} legal moves. ")
         if caps:
             t.append(
-                "captures: " + ", ".join(f"{m} ({target_hint(st, m)})" for m in caps[:4]) + ". ",
+                "captures: "
+                + ", ".join(f"{move_name(m)} ({target_hint(st, m)})" for m in caps[:4])
+                + ". ",
                 style="bold",
             )
         safe = [
             m for m in moves if not is_character_capture(st, m) and (st.top(m.to).value or 0) >= 4
         ]
         if safe:
-            t.append("animals, no mutant risk: " + " ".join(str(m) for m in safe[:6]))
+            t.append("animals, no mutant risk: " + " ".join(move_name(m) for m in safe[:6]))
         self.notice(t)
 
     def action_quit_game(self) -> None:

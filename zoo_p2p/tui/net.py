@@ -23,7 +23,7 @@ from rich.text import Text
 from zoo_p2p.errors import ZooError
 from zoo_p2p.protocol.audit import report_for
 from zoo_p2p.protocol.events import CheatDetected, Event
-from zoo_p2p.rules import Move, State, parse_move
+from zoo_p2p.rules import Move, State, move_name, parse_move
 from zoo_p2p.text import seat_word, shown
 from zoo_p2p.tui.table import DealView, Ending, Table
 
@@ -317,11 +317,11 @@ class NetTable(Table):
         one_more = before is not None and len(st.history) == len(before.history) + 1
         if before is not None and one_more and st.needs is None:
             for m in before.history:
-                self.ui.log_line(Text(str(m)))
+                self.ui.log_line(Text(move_name(m)))
             self.ui.moved(before, st, st.history[-1])
         else:
             for m in st.history:
-                self.ui.log_line(Text(str(m)))
+                self.ui.log_line(Text(move_name(m)))
         self.shadow = st
 
     def tick(self) -> bool:
@@ -361,7 +361,7 @@ class NetTable(Table):
                 self.ui.moved(before, st, new[0])
             else:  # several at once (catching up): no state between them to narrate from
                 for m in new:
-                    self.ui.log_line(Text(f"{m}"))
+                    self.ui.log_line(Text(move_name(m)))
                 self.ui.refresh_table()
             self.shadow = st
         else:
@@ -376,7 +376,7 @@ class NetTable(Table):
             self.state.check(move)
         except IllegalMoveError as exc:
             return str(exc)
-        self.driver.send(str(move))
+        self.driver.send(move_name(move))
         return None
 
     def ending(self) -> Ending:

@@ -20,7 +20,7 @@ from zoo_p2p.errors import LogError, RemoteProtocolError
 from zoo_p2p.protocol.audit import FAULT, OK, AuditReport, audit, report_for
 from zoo_p2p.protocol.liveness import FINISHED
 from zoo_p2p.protocol.session import Session
-from zoo_p2p.rules import Move, State
+from zoo_p2p.rules import Move, State, move_name
 from zoo_p2p.rules.board import N_SQUARES
 from zoo_p2p.storage import read_log
 from zoo_p2p.text import HINTS_ALLOWED_LINE, shown
@@ -298,7 +298,7 @@ class ReplayScreen(Screen[None]):
                 "bold reverse" if fr.number == f.number else ("" if fr.number < f.number else "dim")
             )
             line = Text(f"{fr.number:>3} ", style=style)
-            line.append(str(fr.move))
+            line.append("" if fr.move is None else move_name(fr.move))
             marks = (
                 ("x" if fr.capture else "")
                 + ("r" if fr.reveal else "")

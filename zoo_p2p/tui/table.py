@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 from rich.text import Text
 
 from zoo_p2p.errors import IllegalMoveError
-from zoo_p2p.rules import KnownDeal, Move, State, Team, Variant
+from zoo_p2p.rules import KnownDeal, Move, State, Team, Variant, move_name
 
 T = TypeVar("T")
 
@@ -193,7 +193,7 @@ class LocalTable(Table):
         def done(move: Move) -> None:
             self._busy = False
             if self._play(move) is not None and self.ui is not None:
-                self.ui.notice(f"the bot chose an illegal move {move}")
+                self.ui.notice(f"the bot chose an illegal move {move_name(move)}")
 
         self._busy = True
         self.ui.background(think, done)
