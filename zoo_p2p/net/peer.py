@@ -324,7 +324,7 @@ class Link(Liveness):
     def my_turn(self) -> bool:
         """True when we hold the floor for a move right now."""
         s = self.session
-        return s is not None and not s.finished and _is_move_floor(s.floor, s.seat)
+        return s is not None and not s.finished and not s.left and _is_move_floor(s.floor, s.seat)
 
     def play(self, move: Any) -> None:
         """Make our move (raises the rules' IllegalMoveError / LocalProtocolError if wrong)."""
