@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.net.harness import audit_file
+from tests.net.harness import audit_file, wait_for
 from tests.net.netns import Lab, NsProcs, lab, need, sh
 
 HOME_IP, ROUTER_LAN = "10.88.1.2", "10.88.1.1"
@@ -198,10 +198,12 @@ def _mesh_game(
     outside: bool = True,
     second_home: bool = False,
     delay: float = 0.15,
+    hold: str | None = None,
 ) -> dict[str, str]:
     """A bot game: the host on the "internet", joiner A at "home" behind the router (maybe
     with --upnp), maybe joiner B on the "internet" too and joiner C on a second machine at
-    home (like A); returns what each printed on its standard output."""
+    home (like A); returns what each printed on its standard output. With `hold`, the last
+    joiner comes (and the game starts) only once A has printed those words."""
     with lab(tmp_path) as net:
         home, router, inet = _router(net, daemon=daemon)
         where = {"a": home}
@@ -213,7 +215,11 @@ def _mesh_game(
         try:
             host, invite = p.host_in(inet, "--no-announce", players=1 + len(where))
             procs = [(host, "host")]
+            a_out = tmp_path / "a.out"
             for name, ns in where.items():
+                if hold is not None and name == list(where)[-1]:
+                    # the router's bound (portmap.OPEN_TIMEOUT, 10 s) and A's start-up
+                    wait_for(lambda: hold in a_out.read_text(), 30, f"A to say {hold!r}")
                 flags = ("--upnp",) if upnp and ns != inet else ()
                 log = str(tmp_path / f"{name}.zoolog")
                 args = ("--log", log, "--delay", str(delay), "--give-up", "30", "-v", *flags)
@@ -255,15 +261,20 @@ def test_without_upnp_the_outside_joiner_hears_home_only_through_the_host(
 
 
 def test_a_joiner_whose_router_will_not_map_says_so_once_and_plays_on(tmp_path: Path) -> None:
+    """A hears nothing from a router for about 4 s; a game can be shorter than that (a deal with
+    few moves), so B on the "internet" joins, and the game starts, only once A has said it in
+    the lobby. A says it once: not again when its direct links start with the game."""
     t0 = time.monotonic()
-    out = _mesh_game(tmp_path, upnp=True, daemon=False, outside=False, delay=0.3)
-    a_out, host_out = out["a"], out["host"]
     why = "could not map our direct-link port"
+    out = _mesh_game(tmp_path, upnp=True, daemon=False, delay=0.1, hold=why)
+    a_out, host_out = out["a"], out["host"]
     assert a_out.count(why) == 1, a_out
+    assert a_out.index(why) < a_out.index("the game is set up"), a_out  # said in the lobby
     line = a_out[a_out.index(why) :]
     assert "no UPnP router answered" in line and "only through the host" in line, a_out
     assert "Tailscale" in a_out, a_out
     assert "seat 2 (Blue): none (host only)" in _links(host_out), host_out
+    assert "seat 2 (Blue): none (host only)" in _links(out["b"]), out["b"]
     print(f"no router: game over {time.monotonic() - t0:.1f} s after the lab was made")
 
 
@@ -280,7 +291,7 @@ def test_a_joiner_that_used_upnp_maps_again_when_it_resumes(tmp_path: Path) -> N
     carries the mapped endpoint, the outside host hears it there, and nothing is left mapped."""
     import signal
 
-    from tests.net.harness import log_len, wait_for
+    from tests.net.harness import log_len
 
     with lab(tmp_path) as net:
         home, router, inet = _router(net, daemon=True)
@@ -320,7 +331,7 @@ def test_a_host_that_used_upnp_maps_again_when_it_resumes(tmp_path: Path) -> Non
     the sidecar, asks the router again for the same port, and the game completes through it."""
     import signal
 
-    from tests.net.harness import log_len, wait_for
+    from tests.net.harness import log_len
 
     with lab(tmp_path) as net:
         home, router, inet = _router(net, daemon=True)

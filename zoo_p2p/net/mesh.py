@@ -277,7 +277,9 @@ class MoreEndpoints(Protocol):
         ...
 
     def note(self) -> list[str]:
-        """Lines to tell the player once it is ready (why there is no mapping), or []."""
+        """Lines to tell the player once it is ready (why there is no mapping), or []. The
+        link tells them as soon as they are known, in the lobby too (`Link.tell_mapping`);
+        the mesh only takes the endpoints."""
         ...
 
 
@@ -481,8 +483,6 @@ class Mesh:
         if self._more is not None and self._more.ready():
             self._more_done = True
             mapped = self._more.endpoints()[: MAX_EPS - 1]
-            for line in self._more.note():
-                self.owner.mesh_notice(line)
         room = MAX_EPS - (len(mapped) if self._more_done else 1 if self._more else 0)
         own = self._endpoints([(h, self.port) for h in self._advertise])[:room]
         eps = own + [ep for ep in self._endpoints(mapped) if ep not in own]

@@ -308,6 +308,7 @@ class Link(Liveness):
         self._mesh_on = os.environ.get("ZOO_MESH", "1") != "0"
         self.mesh_port = 0  # our publisher's port (0: random; set when a router maps it)
         self.mesh_more: MoreEndpoints | None = None  # mapped endpoints for our card (issue 11)
+        self._mapping_told = False  # what `mesh_more` found out was told (`tell_mapping`)
         self._init_liveness()  # clocks and claims (zoo_p2p.net.liveness)
 
     def _trace(self, event: str, n: int) -> None:
@@ -501,6 +502,17 @@ class Link(Liveness):
     def _mesh_curve(self) -> bool:
         return True
 
+    def tell_mapping(self) -> None:
+        """Once the router has answered (`mesh_more` ready), say once why there is no mapping,
+        if there is none: as soon as it is known, in the lobby too (the mesh, made when the game
+        starts, only takes the endpoints). A game over before the router answers says nothing."""
+        more = self.mesh_more
+        if self._mapping_told or more is None or not more.ready():
+            return
+        self._mapping_told = True
+        for line in more.note():
+            self.mesh_notice(line)
+
     def mesh_tunnel(self, data: bytes, to: int | None) -> None:
         """Send a mesh message over the host link (host: to seat `to`, or every seat)."""
 
@@ -552,6 +564,7 @@ class Link(Liveness):
                         fn()
                     continue
                 self.tick(now)
+                self.tell_mapping()
                 self._liveness_tick(now)
                 if self.mesh is not None:
                     self.mesh.tick(now)
@@ -569,6 +582,8 @@ class Link(Liveness):
         except KeyboardInterrupt:
             self.stopped = Outcome(False, "interrupted", self._have())
         finally:
+            if self.stopped is not None and self.stopped.finished:
+                self.tell_mapping()  # the router answered after our last look
             self.close()
         return self.stopped
 
