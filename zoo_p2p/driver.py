@@ -32,6 +32,10 @@ relays the other peers' entries.
   again); with no answer within one more clock period the link claims by itself.
 - `on_claim_closed(text, link)` (optional): the question is gone (the late seat answered, or
   nobody answered and the link claimed); `text` says why.
+- `on_claim_votes(question, link)` (optional): the votes of a pending claim changed (a seat's
+  vote came: `question.came`; or we signed ours: `came` empty). While the person is asked,
+  `question.claims_in` is the time left before the link claims by itself: the front end
+  updates its question in place; else it is None. A driver without the method gets a notice.
 
 **Input.** `fds()` lists file descriptors the loop should poll for the driver (the terminal's
 stdin for the plain mode); when one is readable the loop calls `on_fd(fd, link)`, which reads it
@@ -106,18 +110,47 @@ class ClaimQuestion:
     waited: int  # whole seconds it has held the floor
     voted: tuple[str, ...] = ()  # seat words of the seats that already voted to claim
     missing: tuple[str, ...] = ()  # seat words whose vote the claim still lacks ("you" first)
+    claims_in: int | None = None  # seconds before the link claims by itself (while asked)
+    came: tuple[str, ...] = ()  # seat words whose vote just came (on_claim_votes)
 
-    def text(self) -> str:
-        """The whole question, with the pending claim's votes when another seat voted."""
+    @property
+    def needs(self) -> int:
+        """How many votes the claim needs: every seat's but the late seat's."""
+        return len(self.voted) + len(self.missing)
+
+    def votes_text(self) -> str:
+        """``claim votes 1 of 2: seat 2 (Green); still needed: you``; "" with no vote yet."""
+        if not self.voted:
+            return ""
+        return (
+            f"claim votes {len(self.voted)} of {self.needs}: {', '.join(self.voted)}; "
+            f"still needed: {', '.join(self.missing)}"
+        )
+
+    def update_text(self) -> str:
+        """One line when a vote came: ``seat 2 (Green) voted to claim the game from seat 3
+        (Red): 1 of 2 votes; still needed: you`` (and, while asked, the seconds left)."""
+        line = (
+            f"{', '.join(self.came) or 'a seat'} voted to claim the game from {self.who}: "
+            f"{len(self.voted)} of {self.needs} votes; still needed: {', '.join(self.missing)}"
+        )
+        if self.claims_in is not None:
+            line += f"; without an answer the game is claimed for you in {self.claims_in} s"
+        return line
+
+    def text(self, claims_in: int | None = None) -> str:
+        """The whole question, with the pending claim's votes when a seat voted and the time
+        left before the link claims by itself (``claims_in``: a count-down the front end keeps;
+        by default the question's own)."""
         q = (
             f"{self.who} has not answered for {self.waited} s ({self.what}): "
             "claim the game now (c), or wait (w)?"
         )
         if self.voted:
-            q += (
-                f" {', '.join(self.voted)} voted to claim; the claim still lacks the votes of "
-                + ", ".join(self.missing)
-            )
+            q += f" C{self.votes_text()[1:]}."
+        left = self.claims_in if claims_in is None else claims_in
+        if left is not None:
+            q += f" Without an answer the game is claimed for you in {max(0, left)} s."
         return q
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from zoo_p2p.cli.plain import PlainDriver
+from zoo_p2p.cli.plain import CLAIM_PROMPT, PlainDriver
 from zoo_p2p.driver import ClaimQuestion
 from zoo_p2p.net.liveness import Liveness
 from zoo_p2p.protocol.encoding import Kind
@@ -161,8 +161,8 @@ def test_the_question_says_whose_votes_the_pending_claim_lacks(stdin: int) -> No
     assert link.session.add_vote(other)
     link._liveness_tick(1000.0 + MOVE_TIME)
     assert (
-        QUESTION + " seat 2 (Green) voted to claim; the claim still lacks the votes of you"
-        in out.getvalue()
+        QUESTION + " Claim votes 1 of 2: seat 2 (Green); still needed: you. Without an answer the"
+        " game is claimed for you in 120 s." in out.getvalue()
     )
     assert not link.session.voted  # waiting withholds only our vote: no claim without it
 
@@ -175,10 +175,10 @@ def test_whose_votes_a_pending_claim_lacks_is_told_as_votes_come(stdin: int) -> 
     assert link.session.add_vote(link.game.sessions[1].vote_claim())
     link._liveness_tick(1000.0 + MOVE_TIME + 2)
     said = (
-        "seat 2 (Green) voted to claim the game from seat 3 (Red); "
-        "the claim still lacks the votes of you"
+        "seat 2 (Green) voted to claim the game from seat 3 (Red): 1 of 2 votes; "
+        "still needed: you\n"
     )
-    assert out.getvalue().count(said) == 1
+    assert out.getvalue().count(said) == 1  # we wait: no question open, so no time left in it
     link._liveness_tick(1000.0 + MOVE_TIME + 3)
     assert out.getvalue().count(said) == 1  # told once, when it changed
     # and as a voter in a 4-seat game: we claimed at once (a bot); seat 2's vote comes, seat 4's
@@ -196,4 +196,69 @@ def test_whose_votes_a_pending_claim_lacks_is_told_as_votes_come(stdin: int) -> 
         f"seat 2 ({voter.session.seats[1].team.label}) voted to claim the game from seat 3 "
         f"({voter.session.seats[2].team.label}); the claim still lacks the votes of seat 4 "
         f"({voter.session.seats[3].team.label})"
+    ]
+
+
+def test_a_vote_while_the_person_is_asked_is_one_line_and_the_prompt_comes_back(
+    stdin: int,
+) -> None:
+    out = io.StringIO()
+    driver = PlainDriver(
+        Console(file=out, width=200, color_system=None), stdin_fd=stdin, ask_claims=True
+    )
+    link = _Link(_stalled(4)[0], driver)  # 4 seats: seat 3 is late; seats 2 and 4 vote too
+    link._liveness_tick(1000.0)
+    t = 1000.0 + MOVE_TIME
+    link._liveness_tick(t)  # asked: the link claims by itself at t + MOVE_TIME
+    asked = out.getvalue()
+    assert asked.endswith(CLAIM_PROMPT)
+    assert "Without an answer the game is claimed for you in 120 s." in asked
+    teams = [link.session.seats[i].team.label for i in range(4)]
+    assert link.session.add_vote(link.game.sessions[1].vote_claim())
+    link._liveness_tick(t + 30)
+    first = (
+        f"seat 2 ({teams[1]}) voted to claim the game from seat 3 ({teams[2]}): 1 of 3 votes; "
+        f"still needed: you, seat 4 ({teams[3]}); without an answer the game is claimed for "
+        "you in 90 s"
+    )
+    assert out.getvalue() == asked + "\n" + first + "\n" + CLAIM_PROMPT  # off the prompt line
+    for later in (31, 32, 40):  # no vote came: nothing more is said
+        link._liveness_tick(t + later)
+    assert out.getvalue() == asked + "\n" + first + "\n" + CLAIM_PROMPT
+    assert link.session.add_vote(link.game.sessions[3].vote_claim())
+    link._liveness_tick(t + 61)
+    second = out.getvalue()[len(asked + "\n" + first + "\n" + CLAIM_PROMPT) :]
+    assert second == (
+        f"\nseat 4 ({teams[3]}) voted to claim the game from seat 3 ({teams[2]}): 2 of 3 votes; "
+        "still needed: you; without an answer the game is claimed for you in 59 s\n" + CLAIM_PROMPT
+    )
+    assert not link.session.voted  # the votes came; ours waits for the person's answer
+    driver.on_line("c", link)
+    assert link.session.voted
+
+
+def test_the_waiting_for_line_counts_the_pending_claim_votes() -> None:
+    from zoo_p2p.net.peer import Link
+
+    bot = _Bot()
+    link = _Link(_stalled(4)[0], bot)
+    link.seats_state = []  # what Link.awaited reads of the seats' presence: nobody lost
+    teams = [link.session.seats[i].team.label for i in range(4)]
+    link._liveness_tick(1000.0)
+    assert Link.awaited(link) == [(2, "a move")]  # no vote yet: nothing about a claim
+    link._liveness_tick(1000.0 + MOVE_TIME)  # a bot: it votes at once
+    assert Link.awaited(link) == [
+        (
+            2,
+            f"a move (claim votes 1 of 3: you; still needed: seat 2 ({teams[1]}), seat 4 "
+            f"({teams[3]}))",
+        )
+    ]
+    assert link.session.add_vote(link.game.sessions[1].vote_claim())
+    assert Link.awaited(link) == [
+        (
+            2,
+            f"a move (claim votes 2 of 3: you, seat 2 ({teams[1]}); still needed: seat 4 "
+            f"({teams[3]}))",
+        )
     ]

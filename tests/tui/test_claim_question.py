@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,3 +120,90 @@ def test_the_app_claims_at_once_only_when_it_has_no_screen_to_ask_on() -> None:
         assert driver.on_claim_offer(QUESTION, _Link()) is True
     finally:
         driver.close()
+
+
+ASKED_4 = ClaimQuestion(
+    2,
+    "seat 3 (Green)",
+    "its move",
+    60,
+    voted=("seat 2 (Blue)",),
+    missing=("you", "seat 4 (Red)"),
+    claims_in=60,
+)
+
+
+def test_the_question_shows_the_votes_and_counts_down_in_place() -> None:
+    """A vote that comes while the person is asked changes the question where it stands (no new
+    message); the seconds left before the program claims count down on the app's own tick."""
+
+    async def run() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        app = ZooApp(glyphs=UTF8)
+        async with app.run_test(size=(120, 40)) as pilot:
+            st = local_table().state
+            driver = AppDriver(app)
+            table = NetTable(driver, Snapshot(st, ["me", "them"], 0, False, None, None, None))
+            app.table = table
+            screen = GameScreen(table, UTF8)
+            await app.push_screen(screen)
+            await pilot.pause()
+            link = _Link()
+            await asyncio.to_thread(driver.on_claim_offer, ASKED_4, link)
+            await pilot.pause()
+            seen["asked"] = _panel(screen, "#seats")
+            # seat 4 votes 10 s later: the loop hands the driver the question, updated
+            came = ClaimQuestion(
+                2,
+                "seat 3 (Green)",
+                "its move",
+                60,
+                voted=("seat 2 (Blue)", "seat 4 (Red)"),
+                missing=("you",),
+                claims_in=50,
+                came=("seat 4 (Red)",),
+            )
+            await asyncio.to_thread(driver.on_claim_votes, came, link)
+            await pilot.pause()
+            seen["voted"] = _panel(screen, "#seats")
+            seen["messages"] = _panel(screen, "#messages")
+            table.claim_at = time.monotonic() - 7.5  # as if the question came 7.5 s ago
+            screen._tick()  # the screen's one-second tick
+            await pilot.pause()
+            seen["later"] = _panel(screen, "#seats")
+            await pilot.press("w")  # the person waits: the question goes
+            await pilot.pause()
+            # a vote while the person waits: no question to change, so one message says it
+            waiting = ClaimQuestion(
+                2,
+                "seat 3 (Green)",
+                "its move",
+                60,
+                voted=("seat 2 (Blue)", "seat 4 (Red)"),
+                missing=("you",),
+                came=("seat 4 (Red)",),
+            )
+            await asyncio.to_thread(driver.on_claim_votes, waiting, link)
+            await pilot.pause()
+            seen["after_w"] = _panel(screen, "#seats")
+            seen["after_w_messages"] = _panel(screen, "#messages")
+            driver.close()
+        return seen
+
+    seen = asyncio.run(run())
+    asked, voted, later = (" ".join(seen[k].split()) for k in ("asked", "voted", "later"))
+    assert "Claim votes 1 of 3: seat 2 (Blue); still needed: you, seat 4 (Red)." in asked
+    assert "Without an answer the game is claimed for you in 60 s." in asked
+    assert "Claim votes 2 of 3: seat 2 (Blue), seat 4 (Red); still needed: you." in voted
+    assert "1 of 3" not in voted and "in 50 s." in voted  # in place: the old state is gone
+    assert voted.count("has not answered") == 1
+    messages = " ".join(seen["messages"].split())
+    assert messages.count("has not answered") == 1  # the question came once as a message
+    assert "voted to claim" not in messages  # the vote changed the question, no new message
+    left = re.search(r"claimed for you in (\d+) s", later)
+    assert left is not None and int(left.group(1)) in (42, 43), later
+    assert "has not answered" not in seen["after_w"]
+    assert (
+        "seat 4 (Red) voted to claim the game from seat 3 (Green): 2 of 3 votes; still needed: you"
+        in " ".join(seen["after_w_messages"].split())
+    )

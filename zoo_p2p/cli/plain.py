@@ -458,6 +458,15 @@ class PlainDriver(ConsoleDriver):
         self.out(Text(shown(text, 300), style="cyan"))
         self.prompt(link)
 
+    def on_claim_votes(self, question: ClaimQuestion, link: GameLink) -> None:
+        """A seat's claim vote came: one line says whose, how many the claim has of how many it
+        needs, and (while we are asked) the seconds left before it is claimed for us; the
+        prompt comes back after it. Our own vote was said by the claim's own line."""
+        self.link = link
+        if not question.came:
+            return
+        self.say(Text(shown(question.update_text(), 400), style="cyan"))
+
     def on_line(self, line: str, link: GameLink) -> None:
         """One typed line (its Enter ended the prompt line)."""
         self.at_prompt = False

@@ -170,7 +170,7 @@ class Liveness:
             self._votes_told = None
             return
         if s.voted:
-            self._tell_votes(s)
+            self._tell_votes(s, now)
             if self._my_vote is not None and now - self._vote_sent >= VOTE_RESEND:
                 self._send_vote(self._my_vote, now)
             return
@@ -182,7 +182,7 @@ class Liveness:
                 self._never_started(f.seat, allowed)
             return
         if self._asked is not None:
-            self._tell_votes(s)
+            self._tell_votes(s, now)
             self._question_tick(now, allowed)
             return
         if self._offered or not s.can_claim() or now - self._clock_start < allowed:
@@ -198,7 +198,7 @@ class Liveness:
         if offer is None:
             self.claim()
             return
-        question = self._claim_question(now)
+        question = self._claim_question(now, claims_in=allowed)
         if question is None or offer(question, self):
             self._asked = None
             self.claim()
@@ -207,7 +207,10 @@ class Liveness:
         if self.session is not None:  # the question says whose votes the claim lacks now
             self._votes_told = tuple(self.session.votes_missing())
 
-    def _claim_question(self, now: float) -> ClaimQuestion | None:
+    def _claim_question(
+        self, now: float, *, claims_in: int | None = None, came: tuple[int, ...] = ()
+    ) -> ClaimQuestion | None:
+        """The question about the current floor holder, with the pending claim's votes."""
         s = self.session
         if s is None or s.floor is None or s.seat is None:
             return None
@@ -223,11 +226,19 @@ class Liveness:
             who=word(f.seat),
             what=_OWED.get(f.kind, "its next entry"),
             waited=int(now - self._clock_start),
-            voted=tuple(word(i) for i in voted),
+            voted=tuple(["you"] * (s.seat in voted) + [word(i) for i in voted if i != s.seat]),
             missing=tuple(
                 ["you"] * (s.seat in missing) + [word(i) for i in missing if i != s.seat]
             ),
+            claims_in=claims_in,
+            came=tuple("you" if i == s.seat else word(i) for i in came),
         )
+
+    def claim_votes(self) -> str:
+        """The pending claim against the floor holder, for the "waiting for" line: ``claim
+        votes 1 of 2: seat 2 (Green); still needed: you``, or "" when no seat has voted."""
+        q = self._claim_question(time.monotonic())
+        return "" if q is None else q.votes_text()
 
     def _question_tick(self, now: float, allowed: int) -> None:
         """While the person is asked, or waits: the bound of one more clock period."""
@@ -246,9 +257,11 @@ class Liveness:
         self._claim_closed("no answer: claiming the game for you")
         self.claim()
 
-    def _tell_votes(self, s: Session) -> None:
+    def _tell_votes(self, s: Session, now: float) -> None:
         """While a claim is pending (we voted, or our person is asked or waits): say whose votes
-        it still lacks whenever that changes (the claim notice or the question said it first)."""
+        it still lacks whenever that changes (the claim notice or the question said it first).
+        A driver with `on_claim_votes` gets the question again, updated (while the person is
+        asked, with the time left before we claim by ourselves); any other, a notice."""
         missing = tuple(s.votes_missing())
         if self._votes_told is None or missing == self._votes_told or s.floor is None:
             self._votes_told = missing
@@ -257,6 +270,8 @@ class Liveness:
         self._votes_told = missing
         if not missing or not came:
             return  # complete (the claim entry follows), or a stale vote dropped
+        if self._votes_changed(now, tuple(came)):
+            return
 
         def word(i: int) -> str:
             return "you" if i == s.seat else seat_word(i, s.seats[i].team.label)
@@ -266,6 +281,19 @@ class Liveness:
             f"{', '.join(map(word, came))} voted to claim the game from {late}; the claim still "
             f"lacks the votes of {', '.join(map(word, missing))}"
         )
+
+    def _votes_changed(self, now: float, came: tuple[int, ...]) -> bool:
+        """Hand the driver's `on_claim_votes` the updated question (False: it has none)."""
+        hook = getattr(self.driver, "on_claim_votes", None)
+        if hook is None:
+            return False
+        left = None
+        if self._asked is not None and self._asked[2] and self._asked[1] is not None:
+            left = max(0, int(self._asked[1] - now + 0.999))  # whole seconds, rounded up
+        question = self._claim_question(now, claims_in=left, came=came)
+        if question is not None:
+            hook(question, self)
+        return True
 
     def _question_gone(self, s: Session) -> None:
         """The log grew while the person was asked or waited: the question goes away."""
@@ -359,7 +387,9 @@ class Liveness:
                 else ""
             )
         )
-        self._send_vote(vote, time.monotonic())
+        now = time.monotonic()
+        self._send_vote(vote, now)
+        self._votes_changed(now, ())  # the "waiting for" line counts our vote now
         self._advance(len(s))
         return True
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Callable
 from typing import IO, Any, ClassVar, cast
 
@@ -13,8 +14,8 @@ from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from zoo_p2p.driver import Driver
-from zoo_p2p.text import must_prove
+from zoo_p2p.driver import ClaimQuestion, Driver
+from zoo_p2p.text import must_prove, shown
 from zoo_p2p.tui.facts import ASCII, Glyphs, glyphs_for, locale_utf8
 from zoo_p2p.tui.table import Table
 
@@ -269,14 +270,26 @@ class ZooApp(App[int]):
         elif self.lobby is not None:
             self.lobby.add_line(text)
 
-    def net_claim(self, question: Text | None) -> None:
+    def net_claim(self, question: ClaimQuestion | None) -> None:
         """The claim question comes (c claims, w waits) or goes (None)."""
         if self.table is None:
             return
-        self.table.question = question
+        self.table.show_claim(question, time.monotonic())
         if self.table.ui is not None:
-            if question is not None:
-                self.table.ui.notice(question)
+            if self.table.question is not None:
+                self.table.ui.notice(self.table.question)
+            self.table.ui.refresh_table()
+
+    def net_claim_votes(self, question: ClaimQuestion) -> None:
+        """A claim vote came: the open question changes in place (no new message); with no
+        question open (the person waits, or has claimed), one message says whose vote came."""
+        if self.table is None:
+            return
+        if self.table.claim is not None and question.claims_in is not None:
+            self.table.show_claim(question, time.monotonic())
+        elif question.came:
+            self.net_notice(Text(shown(question.update_text(), 400), style="cyan"))
+        if self.table.ui is not None:
             self.table.ui.refresh_table()
 
     def net_done(self, code: int) -> None:

@@ -231,7 +231,7 @@ class AppDriver:
         mine = None if s is None else s.seat
         waits = []
         for seat, what in link.awaited():
-            if seat == mine and what != "a reconnect":
+            if seat == mine and not what.startswith("a reconnect"):
                 continue
             who = seat_word(seat)
             if 0 <= seat < len(infos):
@@ -250,13 +250,19 @@ class AppDriver:
         only when there is no screen to ask on any more."""
         if not self.app.is_running:
             return True
-        self._post(self.app.net_claim, Text(shown(question.text(), 400), style="bold yellow"))
+        self._post(self.app.net_claim, question)
         return False
 
     def on_claim_closed(self, text: str, link: GameLink) -> None:
         """The question is gone (the late seat answered, or nobody answered and we claimed)."""
         self._post(self.app.net_claim, None)
         self._post(self.app.net_notice, Text(shown(text, 300), style="cyan"))
+
+    def on_claim_votes(self, question: ClaimQuestion, link: GameLink) -> None:
+        """A claim vote came (or we signed ours): the open question shows it in place, with its
+        count-down, and so does the "waiting for" line; with no question open, a notice too."""
+        self._post(self.app.net_claim_votes, question)
+        self._post_seats(link)
 
 
 class NoticeFile(io.TextIOBase):
@@ -325,18 +331,21 @@ class NetTable(Table):
         self.shadow = st
 
     def tick(self) -> bool:
-        """Recompute the clocks (once a second); True when they changed."""
+        """Recompute the clocks and the claim question's count-down (once a second); True when
+        they changed."""
+        now = time.monotonic()
+        asked = self.claim_tick(now)
         f, allowed = self.snap.floor, self.snap.allowed
         if f is None or allowed is None or self.snap.state is None or self.run_over:
             changed = self.clocks is not None
             self.clocks = None
-            return changed
-        left = max(0, int(allowed - (time.monotonic() - self.floor_since)))
+            return changed or asked
+        left = max(0, int(allowed - (now - self.floor_since)))
         clocks = ["" for _ in self.names]
         clocks[f[0]] = f"{left // 60}:{left % 60:02d}"
         changed = clocks != self.clocks
         self.clocks = clocks
-        return changed
+        return changed or asked
 
     @property
     def state(self) -> State:

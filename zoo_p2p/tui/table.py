@@ -12,8 +12,10 @@ from typing import Any, Protocol, TypeVar
 
 from rich.text import Text
 
+from zoo_p2p.driver import ClaimQuestion
 from zoo_p2p.errors import IllegalMoveError
 from zoo_p2p.rules import KnownDeal, Move, State, Team, Variant, move_name
+from zoo_p2p.text import shown
 
 T = TypeVar("T")
 
@@ -65,6 +67,8 @@ class Table:
     seat_links: list[str] | None = None  # "direct", "via host", "host link" ("": not known)
     clocks: list[str] | None = None
     question: Text | None = None  # the claim question (PROTOCOL.md §10): c claims, w waits
+    claim: ClaimQuestion | None = None  # what `question` says, with its count-down…
+    claim_at: float = 0.0  # …from this monotonic time (when the question last came)
     networked: bool = False  # a game with other peers over the network (no hints…)
     agreed: bool = False  # …unless its genesis allows them: every seat agreed (PROTOCOL.md §3.2)
     ui: TableUI | None = field(default=None, repr=False)
@@ -104,6 +108,30 @@ class Table:
     def answer_claim(self, claim: bool) -> None:
         """The person answered the claim question: claim now, or wait one more clock period."""
         self.question = None
+        self.claim = None
+
+    def show_claim(self, question: ClaimQuestion | None, now: float) -> None:
+        """The claim question comes, changes (a seat voted) or goes (None)."""
+        self.claim, self.claim_at = question, now
+        self.question = self.claim_text(now)
+
+    def claim_text(self, now: float) -> Text | None:
+        """The claim question as it reads at ``now``: the votes, and the seconds left before
+        the program claims by itself, counted down from when the question came."""
+        q = self.claim
+        if q is None:
+            return None
+        left = None if q.claims_in is None else q.claims_in - int(now - self.claim_at)
+        return Text(shown(q.text(left), 500), style="bold yellow")
+
+    def claim_tick(self, now: float) -> bool:
+        """Count the claim question down; True when what it says changed."""
+        if self.claim is None:
+            return False
+        text = self.claim_text(now)
+        changed = text is not None and (self.question is None or text.plain != self.question.plain)
+        self.question = text
+        return changed
 
     def ending(self) -> Ending:
         """What to show once the game is over."""
