@@ -1601,6 +1601,10 @@ class Joiner(Link):
         if sock is self.monitor:
             self._on_monitor()
             return
+        self._drain()
+
+    def _drain(self) -> None:
+        """Read what the host sent, up to 1000 messages (the rest at the next turn)."""
         for _ in range(1000):
             try:
                 parts = self.sock.recv_multipart(flags=zmq.NOBLOCK, copy=False)
@@ -1661,7 +1665,12 @@ class Joiner(Link):
                     )
                     return
             elif ev == zmq.EVENT_DISCONNECTED:
-                if self.host_up or self.host_pub is not None:
+                # what the host sent before it closed comes first: its `leave` (or `bye`)
+                # explains the disconnect, and the closing line says "the host left"
+                if self.stopped is None:
+                    self._drain()
+                told = self._host_gone or self.stopped is not None
+                if not told and (self.host_up or self.host_pub is not None):
                     self.driver.on_notice("lost the host; reconnecting…")
                 self.host_up = self._linked = False
             elif ev == zmq.EVENT_CONNECTED:
