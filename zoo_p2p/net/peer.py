@@ -391,6 +391,8 @@ class Link(Liveness):
         foreign = 0
         for i, entry in enumerate(entries):
             seq = start + i
+            if self._resigned_seat in s.resigned:
+                break  # we resigned and are leaving: our log ends with the entry that says so
             if seq < len(held) and held[seq] == entry:
                 continue  # already have it (a relay echo or an overlapping resync)
             if 0 < seq < len(held) and not self._links_at(held, seq, entry):
