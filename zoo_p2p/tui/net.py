@@ -307,6 +307,7 @@ class NetTable(Table):
         self.presence = None
         self.floor_since = time.monotonic()
         self.run_over = False  # the peer's run has ended (the log is signed, saved, audited)
+        self.leaving = False  # the person left (q, confirmed): the peer is stopping
 
     @property
     def can_rematch(self) -> bool:
@@ -336,7 +337,8 @@ class NetTable(Table):
         now = time.monotonic()
         asked = self.claim_tick(now)
         f, allowed = self.snap.floor, self.snap.allowed
-        if f is None or allowed is None or self.snap.state is None or self.run_over:
+        closed = self.run_over or self.leaving
+        if f is None or allowed is None or self.snap.state is None or closed:
             changed = self.clocks is not None
             self.clocks = None
             return changed or asked
@@ -376,6 +378,11 @@ class NetTable(Table):
         else:
             self.ui.refresh_table()
 
+    def my_turn(self) -> bool:
+        """Our move, unless we have left: a resigner waits (up to 2 s) for the entry with its
+        resignation, and the seat's next move is its stand-in's."""
+        return not self.leaving and super().my_turn()
+
     def submit(self, move: Move) -> str | None:
         if not self.my_turn():
             return "it is not your turn"
@@ -400,4 +407,5 @@ class NetTable(Table):
         self.driver.send("claim" if claim else "wait")
 
     def close(self) -> None:
+        self.leaving = True
         self.driver.send("q")
