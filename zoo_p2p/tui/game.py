@@ -362,7 +362,7 @@ class GameScreen(Screen[None]):
             label = Text.assemble(seat_text(st, seat, self.table.names), " hand:")
             hand.show(label, st.hand(seat), self.pick_hand)
         else:
-            over = self.table.state.is_terminal()
+            over = self.table.state.is_terminal() or self.table.ended() is not None
             hand.show(Text("game over" if over else "hand: (not your turn)", style="dim"), [], None)
         self.query_one("#info", Static).update(self.info_text(st, targets))
         hist = (
@@ -388,8 +388,11 @@ class GameScreen(Screen[None]):
         t = Text(
             f"Zoo of Carson City {self.g.dash} {self.table.title}, move {len(st.history) + 1}: "
         )
+        ended = self.table.ended()
         if st.is_terminal():
             t.append("game over", style="bold")
+        elif ended is not None:  # a claim or a resignation: no final position says it
+            t.append(f"game over {self.g.dash} {ended}", style="bold")
         elif self.link_closed():
             t.append("the game link has closed (q leaves; zoo resume goes on)", style="bold")
         elif st.needs is not None:
