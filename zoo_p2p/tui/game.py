@@ -125,6 +125,7 @@ class GameScreen(Screen[None]):
         self.pick_sq: int | None = None
         self.history: list[Text] = []
         self.messages: list[Text] = []
+        self.for_position: list[Text] = []  # messages about this position only (`?`, `x`)
         self.last: Move | None = None
         self.quitting = False
         self.typing_pending = False  # keys typed on the board before the focus reached the box
@@ -194,7 +195,19 @@ class GameScreen(Screen[None]):
         self.last = move
         self.pick_hand = self.pick_sq = None
         self.forget_hint()
+        self.forget_position_notices()
         self.redraw()
+
+    def forget_position_notices(self) -> None:
+        """A move was played: the answers to `?` and `x` listed moves of the old position, which
+        may no longer be legal (a listed send of a card already sent): take them away."""
+        if not self.for_position:
+            return
+        gone = {id(m) for m in self.for_position}
+        self.for_position = []
+        self.messages = [m for m in self.messages if id(m) not in gone]
+        if self.panels:
+            self.show_messages()
 
     def refresh_table(self) -> None:
         """Something besides a move changed (presence, clocks, reveals, the ending)."""
@@ -211,10 +224,14 @@ class GameScreen(Screen[None]):
         self.history.append(entry)
         self.redraw()
 
-    def notice(self, text: Text | str) -> None:
-        """Show a message (peer-supplied strings arrive as Text or are shown as plain data)."""
-        self.messages.append(text if isinstance(text, Text) else Text(text))
+    def notice(self, text: Text | str, *, position: bool = False) -> None:
+        """Show a message (peer-supplied strings arrive as Text or are shown as plain data);
+        ``position``: it is about this position only, and goes once a move is played."""
+        msg = text if isinstance(text, Text) else Text(text)
+        self.messages.append(msg)
         self.messages = self.messages[-2:]
+        if position:
+            self.for_position.append(msg)
         if self.panels:
             self.show_messages()
 
@@ -265,7 +282,7 @@ class GameScreen(Screen[None]):
         key = self.position_key()
         if self.hint_key == key:
             if self.hint is not None:
-                self.notice(Text(self.hint.describe(self.g.dash)))
+                self.notice(Text(self.hint.describe(self.g.dash)), position=True)
             return  # the expert is still thinking about this very position
         self.forget_hint()
         self.hint_key = key
@@ -302,7 +319,7 @@ class GameScreen(Screen[None]):
             self.notice(Text(result, style="yellow"))
             return
         self.hint = result
-        self.notice(Text(result.describe(self.g.dash), style="bold"))
+        self.notice(Text(result.describe(self.g.dash), style="bold"), position=True)
         self.redraw()
 
     def on_unmount(self) -> None:
@@ -711,7 +728,7 @@ class GameScreen(Screen[None]):
         ]
         if safe:
             t.append("animals, no mutant risk: " + " ".join(move_name(m) for m in safe[:6]))
-        self.notice(t)
+        self.notice(t, position=True)
 
     def action_quit_game(self) -> None:
         """Ask before leaving."""
