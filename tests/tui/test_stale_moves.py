@@ -43,3 +43,26 @@ def test_the_list_of_moves_goes_once_a_move_is_played() -> None:
     assert "legal moves" in before
     assert played >= 1  # the listed move was typeable back and was played
     assert "legal moves" not in after and "no mutant risk" not in after, after
+
+
+def _answer_to_question_mark(seed: int) -> str:
+    async def run() -> str:
+        app = ZooApp(table=local_table(seed=seed), glyphs=UTF8)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("question_mark")
+            await pilot.pause()
+            answer = "\n".join(screen_text(app).splitlines()[-4:-2])
+            await pilot.press("q", "q")
+            return answer
+
+    return asyncio.run(run())
+
+
+def test_question_mark_names_moves_when_no_animal_and_no_capture_is_left() -> None:
+    # seed 7: the bot moves first and takes the only face-up 4; nothing can be captured
+    answer = _answer_to_question_mark(7)
+    assert "legal moves" in answer and "animals" not in answer and "captures" not in answer
+    named = re.findall(r"\b(?:[3-6]@[A-E][1-5]|[A-E][1-5]-[A-E][1-5])\b", answer)
+    assert len(named) >= 3, answer  # it said only "96 legal moves."
+    assert "1 in" in answer  # with the odds that each hides a mutant

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from rich.text import Text
@@ -21,6 +22,7 @@ from zoo_p2p.rules import Move, Send, State, Step, Variant, move_name, parse_mov
 from zoo_p2p.tui.board import BoardView, HandBar
 from zoo_p2p.tui.facts import (
     Glyphs,
+    chance_words,
     is_character_capture,
     mutant_chance,
     narrate,
@@ -728,6 +730,17 @@ class GameScreen(Screen[None]):
         ]
         if safe:
             t.append("animals, no mutant risk: " + " ".join(move_name(m) for m in safe[:6]))
+        elif not caps:  # neither: still name moves to type, the least risky first
+
+            def risk(m: Move) -> Fraction:
+                value = st.top(m.to).value
+                return Fraction(0) if value is None else mutant_chance(st, value)
+
+            least = sorted(moves, key=lambda m: (risk(m), isinstance(m, Send)))[:6]
+            t.append(
+                "least mutant risk: "
+                + ", ".join(f"{move_name(m)} ({chance_words(risk(m))})" for m in least)
+            )
         self.notice(t, position=True)
 
     def action_quit_game(self) -> None:
