@@ -302,3 +302,16 @@ def test_zoo_play_names_your_seat_not_you_are_you() -> None:
     link2 = FakeLink(FakeSession(_game().public(), seats=seats))
     PlainDriver(Console(file=out2, width=200, no_color=True), stdin_fd=0).on_started(link2)  # type: ignore[arg-type]
     assert "You are ann (Yellow)." in out2.getvalue()
+
+
+def test_the_lobby_says_how_many_players_it_still_waits_for() -> None:
+    """A joiner's lobby said only "2 of 3 seats": nothing said that the game waits for one
+    more player and starts by itself when every seat is taken."""
+    out = io.StringIO()
+    d = ConsoleDriver(Console(file=out, width=120, no_color=True))
+    d.on_lobby([("alice", "AB-CD", 0), ("bob", "EF-GH", 1)], 3)
+    assert "waiting for 1 more player to join" in out.getvalue()
+    d.on_lobby([("alice", "AB-CD", 0)], 4)
+    assert "waiting for 3 more players to join" in out.getvalue()
+    d.on_lobby([("alice", "AB-CD", 0), ("bob", "EF-GH", 1)], 2)
+    assert out.getvalue().rstrip().endswith("every seat is taken: the game is starting")

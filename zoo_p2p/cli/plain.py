@@ -32,7 +32,7 @@ from zoo_p2p.errors import IllegalMoveError, LocalProtocolError, NotationError
 from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Move, State, move_name, parse_move
-from zoo_p2p.text import seat_word, shown
+from zoo_p2p.text import lobby_waiting, seat_word, shown
 
 TEAMS = ("yellow", "blue", "green", "red")
 
@@ -166,6 +166,7 @@ class ConsoleDriver:
                 Text(TEAMS[team % 4].capitalize(), style=TEAMS[team % 4]),
             )
         self.console.print(t)
+        self.console.print(lobby_waiting(len(seats), need))
 
     def on_started(self, link: GameLink) -> None:
         """Nothing."""

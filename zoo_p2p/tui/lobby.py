@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from zoo_p2p.text import lobby_waiting
 from zoo_p2p.tui.facts import Glyphs
 
 TEAMS = ("Yellow", "Blue", "Green", "Red")
@@ -57,6 +58,7 @@ class LobbyScreen(Screen[None]):
             t.append(f"seat {i + 1}: ")
             t.append(f"{name} ({TEAMS[team % 4]})", style=f"bold {TEAM_COLOURS[team % 4]}")
             t.append(f"  {fp}\n", style="dim")
+        t.append(lobby_waiting(len(rows), need), style="italic")
         self.seats = t
         if self.panels:
             self.query_one("#lobby-seats", Static).update(t)
