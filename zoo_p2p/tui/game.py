@@ -515,6 +515,17 @@ class GameScreen(Screen[None]):
             return Text(
                 f"a seat's clock ran out: c claim the game now{self.g.sep}w wait", style="bold"
             )
+        if self.panels and isinstance(self.focused, Input):  # keys type letters here
+            return Text(
+                self.g.sep.join(
+                    [
+                        "Enter: play the move typed",
+                        "? x q then Enter: moves, hint, quit",
+                        "Tab: board",
+                    ]
+                ),
+                style="dim",
+            )
         return Text(
             self.g.sep.join(
                 [
@@ -693,6 +704,8 @@ class GameScreen(Screen[None]):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """The focus has moved: keys now reach the widget they are meant for."""
         self.typing_pending = False
+        if self.panels:  # the keys line names what the keys do where the focus now is
+            self.query_one("#keys", Static).update(self.keys_text())
 
     def action_clear(self) -> None:
         """Drop the pick; from the typing line, go back to the board."""
