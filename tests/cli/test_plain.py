@@ -16,6 +16,7 @@ from zoo_p2p.cli.app import app
 from zoo_p2p.cli.plain import ConsoleDriver, PlainDriver
 from zoo_p2p.cli.render import describe_move, hint_text, render_board
 from zoo_p2p.protocol.events import SeatInfo
+from zoo_p2p.protocol.liveness import Clocks
 from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant
 
 PROMPT = "Your move (e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
@@ -24,6 +25,8 @@ PROMPT = "Your move (e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
 @dataclass
 class FakeGenesis:
     hints: bool = False  # the genesis allows hints (PROTOCOL.md §3.2)
+    has_clocks: bool = False  # the genesis carries the seats' clocks (PROTOCOL.md §10)
+    clocks: Clocks = field(default_factory=Clocks)
 
 
 @dataclass
@@ -315,3 +318,20 @@ def test_the_lobby_says_how_many_players_it_still_waits_for() -> None:
     assert "waiting for 3 more players to join" in out.getvalue()
     d.on_lobby([("alice", "AB-CD", 0), ("bob", "EF-GH", 1)], 2)
     assert out.getvalue().rstrip().endswith("every seat is taken: the game is starting")
+
+
+def test_the_line_mode_says_the_move_clock_once_at_the_start() -> None:
+    """The line mode draws no clock: a joiner at a `--move-time 10` table sat at its prompt with
+    nothing saying that after 10 s the others may claim the game from it."""
+    out = io.StringIO()
+    con = Console(file=out, width=120, no_color=True, highlight=False)
+    seats = [SeatInfo("you", bytes(32), Team.YELLOW), SeatInfo("bo", bytes(32), Team.BLUE)]
+    genesis = FakeGenesis(has_clocks=True, clocks=Clocks(10, 15))
+    link = FakeLink(FakeSession(_game().public(), seats=seats, genesis=genesis))
+    PlainDriver(con, stdin_fd=0).on_started(link)  # type: ignore[arg-type]
+    assert out.getvalue().count("clock: 10 s for each move") == 1
+    assert "may claim it" in out.getvalue()
+    old = io.StringIO()  # a genesis without clocks (from before §10) says nothing of a clock
+    d = PlainDriver(Console(file=old, width=120, no_color=True), stdin_fd=0)
+    d.on_started(FakeLink(FakeSession(_game().public(), seats=seats)))  # type: ignore[arg-type]
+    assert "clock:" not in old.getvalue()

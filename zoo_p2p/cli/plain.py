@@ -57,6 +57,14 @@ CLAIM_WORDS = ("c", "claim")
 WAIT_WORDS = ("w", "wait")
 
 
+def clock_line(move_seconds: int) -> str:
+    """The table's clock, said once when the game starts (the line mode draws no clock)."""
+    return (
+        f"clock: {move_seconds} s for each move; a seat that takes longer may lose the game "
+        "(the others may claim it)"
+    )
+
+
 def prompt_text(who: str | None = None) -> Text:
     """The one move prompt of the line mode: 'Your move (…): ' or 'NAME, your move (…): '."""
     head = "Your move" if who is None else f"{who}, your move"
@@ -331,6 +339,8 @@ class PlainDriver(ConsoleDriver):
         if s.seat is not None and s.seats[s.seat].name == "you":  # zoo play: not "You are you"
             me = seat_word(s.seat, s.seats[s.seat].team.label)
         self.out(Text(f"You are {me}. {HELP}", style="bold"))
+        if s.genesis.has_clocks:  # PROTOCOL.md §10: the line mode shows no clock, so say it once
+            self.out(clock_line(s.genesis.clocks.move))
         self.out(render_board(s.state, self.names(s), me=s.seat, legend=True))
         who = seat_label(s.state, s.state.to_move, self.names(s))
         played = len(s.state.history)
