@@ -17,7 +17,7 @@ from zoo_p2p.cli.plain import ConsoleDriver, PlainDriver
 from zoo_p2p.cli.render import describe_move, hint_text, render_board
 from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.protocol.liveness import Clocks
-from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant
+from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant, move_name
 
 PROMPT = "Your move (e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
 
@@ -335,3 +335,36 @@ def test_the_line_mode_says_the_move_clock_once_at_the_start() -> None:
     d = PlainDriver(Console(file=old, width=120, no_color=True), stdin_fd=0)
     d.on_started(FakeLink(FakeSession(_game().public(), seats=seats)))  # type: ignore[arg-type]
     assert "clock:" not in old.getvalue()
+
+
+def test_the_recap_before_our_first_move_does_not_say_since_our_last_move() -> None:
+    """`zoo play --plain --bots 2`: both bots moved first and the recap began "since your last
+    move:" before we had moved at all."""
+    out = io.StringIO()
+    con = Console(file=out, width=120, no_color=True, highlight=False)
+    deal = KnownDeal.random(random.Random(3), Variant.STANDARD)
+    st = deal.new_state([Team.YELLOW, Team.BLUE, Team.GREEN], first_seat=1)
+    seats = [SeatInfo(n, bytes(32), t) for n, t in zip("abc", st.teams, strict=True)]
+    link = FakeLink(FakeSession(st, seats=seats), my_turn=False)
+    d = PlainDriver(con, stdin_fd=0)
+    d.on_started(link)  # type: ignore[arg-type]
+
+    def others_then_us() -> str:
+        start = len(out.getvalue())
+        for _ in range(2):  # the other two seats move
+            link.my_turn = False
+            st.apply(st.legal_moves()[0])
+            d.on_events([], link)  # type: ignore[arg-type]
+        link.my_turn = True
+        d.on_turn(link)  # type: ignore[arg-type]
+        return out.getvalue()[start:]
+
+    first = others_then_us()
+    assert "before your first move:" in first and "since your last move" not in first, first
+    ours = st.legal_moves()[0]
+    d.on_line(move_name(ours), link)  # type: ignore[arg-type]
+    assert link.played == [ours]
+    st.apply(ours)
+    d.on_events([], link)  # type: ignore[arg-type]
+    later = others_then_us()
+    assert "since your last move:" in later and "before your first move" not in later, later

@@ -263,6 +263,7 @@ class PlainDriver(ConsoleDriver):
         self.at_prompt = False  # the cursor sits after a prompt: a message needs a new line
         self.confirming = False  # 'q' was typed: the next line says whether to leave
         self.recap: list[Text] = []
+        self.have_moved = False  # our seat has moved (the recap says "since your last move")
         self.pending = ""
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.skipping = False  # inside a line longer than MAX_LINE: dropped up to its newline
@@ -335,6 +336,7 @@ class PlainDriver(ConsoleDriver):
         self.agreed = s.genesis.hints
         self.shadow = s.state.clone()
         self.shown_moves = len(s.state.history)
+        self.have_moved = self.shown_moves > 0  # resumed: most likely we moved before
         me = seat_name(s, s.seat)
         if s.seat is not None and s.seats[s.seat].name == "you":  # zoo play: not "You are you"
             me = seat_word(s.seat, s.seats[s.seat].team.label)
@@ -383,6 +385,8 @@ class PlainDriver(ConsoleDriver):
                 self.out(line)
             if mover != s.seat:
                 self.recap.append(Text(" · ").append_text(Text("; ").join(lines)))
+            else:
+                self.have_moved = True
         else:
             self.out("moves: " + ", ".join(move_name(m) for m in new))
             self.recap.append(Text(" · moves: " + ", ".join(move_name(m) for m in new)))
@@ -403,7 +407,8 @@ class PlainDriver(ConsoleDriver):
         self.link = link
         self.refresh(link)
         if len(self.recap) > 1:
-            self.out(Text("since your last move:", style="bold"))
+            since = "since your last move:" if self.have_moved else "before your first move:"
+            self.out(Text(since, style="bold"))
             for line in self.recap:
                 self.out(line)
         self.recap = []
