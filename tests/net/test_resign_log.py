@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from tests.net.harness import Procs, audit_file, wait_for
+from zoo_p2p.text import seat_word
 
 
 def test_the_resigning_seat_keeps_its_resignation_in_its_own_log(procs: Procs) -> None:
@@ -28,3 +29,41 @@ def test_the_resigning_seat_keeps_its_resignation_in_its_own_log(procs: Procs) -
     assert r.verdict == "ok", (r.fault_reason, procs.text("person"))
     assert r.ending_text is not None and r.ending_text.startswith("resigned: seat 2"), said
     assert re.search(r"audit: OK", said) and "zoo resume" not in said, said
+
+
+def test_a_resigner_of_three_seats_says_it_resigned_and_its_log_stops_there(
+    procs: Procs,
+) -> None:
+    """With three seats the floor does not move and a stand-in plays on. The resigner's own
+    words, and its own log, used to read "has not moved" / "abandoned … waiting for a move from"
+    itself: it left before the entry with its resignation reached it. Now it waits (bounded) for
+    that entry; its log ends there and says so, claiming no result (verdict incomplete)."""
+    host, invite = procs.host("--players", "3", "--bots", "1", "--bot", "greedy")
+    person = procs.human(invite, "person")
+    out = procs.tmp / "person.out"
+    wait_for(
+        lambda: "Your move" in out.read_text(errors="replace") or person.poll() is not None,
+        40,
+        "the person's move prompt",
+    )
+    procs.type(person, b"q\ny\n")
+    procs.wait(person, "person")
+    assert procs.wait(host, "host", 60) == 0, procs.text("host")
+    text = out.read_text(errors="replace")
+    said = " ".join(text.split())
+    r = audit_file(procs.tmp / "person.zoolog")
+    assert r.verdict == "incomplete" and r.fault_index is None, (r.fault_reason, said)
+    seat = [i.name for i in r.seats].index("person")  # seat 2 or 3: who joined first
+    who = seat_word(seat, r.seats[seat].team.label)
+    assert r.ending is not None and r.ending.kind == "left" and r.ending.seat == seat, said
+    assert r.ending_text is not None and r.ending_text.startswith(f"left: {who} resigned")
+    assert "you resigned and a bot plays on in your seat" in said, said
+    assert f"right after {who} resigned" in said, said  # the closing audit line
+    assert "has not moved" not in said and "waiting for a move" not in said, said
+    assert "had not reached us" not in said and "zoo resume" not in said, said
+    assert text.count("Your move") == 1, said  # no prompt for a seat we no longer hold
+    assert f"{who} resigned;" not in said, said  # not told as news about another seat
+    whole = audit_file(procs.tmp / "host.zoolog")  # the game went on without it, to the end
+    assert whole.verdict == "ok" and whole.ending_text is not None, whole.fault_reason
+    assert whole.ending_text.startswith(f"finished ({who} resigned; a stand-in played on)")
+    assert procs.log("person") == procs.log("host")[: len(procs.log("person"))]

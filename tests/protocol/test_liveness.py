@@ -14,6 +14,7 @@ from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.liveness import (
     CLAIMED,
     FINISHED,
+    LEFT,
     NEVER_STARTED,
     RESIGNED,
     Clocks,
@@ -26,6 +27,7 @@ from zoo_p2p.protocol.liveness_samples import (
     claim_round,
     claimed_game,
     claimed_move_game,
+    left_log,
     never_started_game,
     play_until,
     resigned_game,
@@ -343,3 +345,47 @@ def test_a_claim_settles_the_scores() -> None:
     r = audit(game.sessions[0].entries)
     assert not r.provisional and r.scores is not None and r.winners
     assert r.to_json()["ending"]["claimed_by"] == [0, 1]
+
+
+def test_a_log_that_stops_at_a_resignation_says_so_and_claims_no_result() -> None:
+    """The resigner's own log of a 3-seat game ends with the entry that holds its resignation
+    (it leaves once that is in). It is incomplete (the game went on without it), and it says who
+    resigned where, not "waiting for a move from" the seat that resigned; one entry more (the
+    stand-in's) and it is an ordinary abandoned log again."""
+    entries = left_log()
+    assert decode_entry(entries[-1]).kind == Kind.RESIGN
+    r = audit(entries)
+    assert r.verdict == "incomplete" and r.fault_index is None
+    assert r.ending is not None and r.ending.kind == LEFT and r.ending.seat == 1
+    assert r.ending.at == len(entries) - 1 and r.ending.resigned == (1,)
+    who = seat_word(1, r.seats[1].team.name.capitalize())
+    assert r.ending_text == (
+        f"left: {who} resigned at entry {len(entries) - 1} (a stand-in takes its seat); "
+        "the log stops there: no result"
+    )
+    assert r.winners == () and r.provisional  # no result: the totals so far, unsigned
+    assert r.notes[0] == (
+        f"the log stops at entry {len(entries)}, right after {who} resigned "
+        f"(entry {len(entries) - 1}); a stand-in takes its seat"
+    )
+    assert "waiting for" not in (r.ending_text or "") and "has not" not in r.notes[0]
+    js = r.to_json()
+    assert js["verdict"] == "incomplete" and js["ending"]["kind"] == "left"
+    assert js["ending"]["seat"] == 1 and js["winners"] == []
+    game, _, _ = resigned_game(3)
+    more = game.sessions[0].entries[: len(entries) + 1]
+    after = audit(more)
+    assert after.ending is not None and after.ending.kind == "abandoned", after.ending_text
+    assert after.ending_text is not None and "resigned; a stand-in played on" in after.ending_text
+
+
+def test_the_left_vector_reads_back() -> None:
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    left = json.loads((root / "protocol" / "vectors" / "liveness.json").read_text())["left"]
+    r = audit([bytes.fromhex(h) for h in left["log"]])  # as another implementation would
+    assert r.verdict == "incomplete" and r.ending is not None
+    assert left["kind"] == LEFT == r.ending.kind and left["winners"] == [] and r.winners == ()
+    assert r.ending_text == left["ending"] and left["ending"].endswith(": no result")

@@ -100,6 +100,7 @@ class Liveness:
         # we resigned and leave once the floor holder's entry with it is in our log (so our
         # own log says how the game ended), or at this monotonic time: (reason, until)
         self._leave_sealed: tuple[str, float] | None = None
+        self._resigned_seat: int | None = None  # the seat we resigned (our session forgets it)
         self.stand_in_keys: dict[int, bytes] = {}  # host: seat -> stand-in private key (raw)
         self._stand_ins_started: set[int] = set()  # resignations in the log we acted on
         self._stand_ins_run: set[int] = set()  # host: seats whose stand-in we started
@@ -145,8 +146,14 @@ class Liveness:
         s = self.session
         if self._leave_sealed is not None:
             reason, until = self._leave_sealed
-            if s is None or s.seat in s.resigned or s.ending is not None or now >= until:
+            sealed = s is None or self._resigned_seat in s.resigned or s.ending is not None
+            if sealed or now >= until:
                 self._leave_sealed = None
+                if not sealed:  # our log cannot say it: the closing line does
+                    reason += (
+                        f" (the entry with our resignation had not reached us within "
+                        f"{RESIGN_SEAL_WAIT:g} s)"
+                    )
                 self.leave(reason)
         if s is None or s.stopped is not None:
             return
@@ -461,8 +468,9 @@ class Liveness:
     def resign_and_leave(self, reason: str) -> None:
         """A person leaves for good (`q`, confirmed): a seated joiner in a game being played
         signs its resignation first (PROTOCOL.md §10.4) — with 3–4 seats a bot that the host
-        runs takes the seat under a fresh key, with 2 the other seat wins (then we leave once
-        the entry that ends the game is in our log, at most RESIGN_SEAL_WAIT later). The host
+        runs takes the seat under a fresh key, with 2 the other seat wins. We leave once the
+        entry with our resignation is in our log (so our own log says that we resigned, and
+        with 2 seats how the game ended), at most RESIGN_SEAL_WAIT later. The host
         just leaves (it relays the game: without it nothing goes on; `zoo resume` continues it)."""
         s = self.session
         if (
@@ -483,14 +491,15 @@ class Liveness:
                 log.warning("could not resign: %s", exc)
             else:
                 self.resigned_self = True
+                self._resigned_seat = s.seat
                 reason += (
                     "; you resigned and a bot plays on in your seat"
                     if stand is not None
                     else "; you resigned: the other seat wins"
                 )
-                if stand is None:  # two seats: the entry with it ends the game, in our log too
-                    self._leave_sealed = (reason, time.monotonic() + RESIGN_SEAL_WAIT)
-                    return
+                # the entry with it (with two seats it ends the game) in our log too
+                self._leave_sealed = (reason, time.monotonic() + RESIGN_SEAL_WAIT)
+                return
         self.leave(reason)
 
     def _on_resigned(self, seat: int, new_pub: bytes) -> None:
@@ -560,10 +569,12 @@ class Liveness:
             return
         if len(self._resigns_held) < 16:  # each seat resigns once; a few spare for garbage
             self._resigns_held.add(data)
-        who = seat_word(r.seat, s.seats[r.seat].team.label)
-        self.driver.on_notice(
-            f"{who} resigned" + ("; a bot plays on in its seat" if r.new_key is not None else "")
-        )
+        if r.seat != self._resigned_seat:  # (our own comes back from the host: we said it)
+            who = seat_word(r.seat, s.seats[r.seat].team.label)
+            self.driver.on_notice(
+                f"{who} resigned"
+                + ("; a bot plays on in its seat" if r.new_key is not None else "")
+            )
         if seat is not None and r.new_key is not None:  # from the resigner's own link (host)
             self._keep_stand_in_key(r, key, r.new_key)
         self._liveness_out(wire.pack("resign", r=data, key=b""), r.seat)

@@ -324,7 +324,7 @@ class Link(Liveness):
     def my_turn(self) -> bool:
         """True when we hold the floor for a move right now."""
         s = self.session
-        return s is not None and not s.finished and _is_move_floor(s.floor, s.seat)
+        return s is not None and not s.finished and not s.left and _is_move_floor(s.floor, s.seat)
 
     def play(self, move: Any) -> None:
         """Make our move (raises the rules' IllegalMoveError / LocalProtocolError if wrong)."""
@@ -391,6 +391,8 @@ class Link(Liveness):
         foreign = 0
         for i, entry in enumerate(entries):
             seq = start + i
+            if self._resigned_seat in s.resigned:
+                break  # we resigned and are leaving: our log ends with the entry that says so
             if seq < len(held) and held[seq] == entry:
                 continue  # already have it (a relay echo or an overlapping resync)
             if 0 < seq < len(held) and not self._links_at(held, seq, entry):
@@ -1601,6 +1603,10 @@ class Joiner(Link):
         if sock is self.monitor:
             self._on_monitor()
             return
+        self._drain()
+
+    def _drain(self) -> None:
+        """Read what the host sent, up to 1000 messages (the rest at the next turn)."""
         for _ in range(1000):
             try:
                 parts = self.sock.recv_multipart(flags=zmq.NOBLOCK, copy=False)
@@ -1661,7 +1667,12 @@ class Joiner(Link):
                     )
                     return
             elif ev == zmq.EVENT_DISCONNECTED:
-                if self.host_up or self.host_pub is not None:
+                # what the host sent before it closed comes first: its `leave` (or `bye`)
+                # explains the disconnect, and the closing line says "the host left"
+                if self.stopped is None:
+                    self._drain()
+                told = self._host_gone or self.stopped is not None
+                if not told and (self.host_up or self.host_pub is not None):
                     self.driver.on_notice("lost the host; reconnecting…")
                 self.host_up = self._linked = False
             elif ev == zmq.EVENT_CONNECTED:

@@ -22,7 +22,7 @@ from zoo_p2p.protocol.evidence import (
     check,
     convicted_by,
 )
-from zoo_p2p.protocol.liveness import ABANDONED, Ending
+from zoo_p2p.protocol.liveness import ABANDONED, LEFT, Ending
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.text import seat_word
 
@@ -74,7 +74,7 @@ class AuditReport:
         """Scores and winners as the ending settles them (§10.5), when a claim or a resignation
         ended the game or a resigned seat was played on."""
         e = self.ending
-        if e is None or e.kind == ABANDONED:
+        if e is None or e.kind in (ABANDONED, LEFT):
             return self
         return replace(self, scores=e.scores, winners=e.winners, provisional=False)
 
@@ -264,8 +264,15 @@ def _report(
         verdict = OK
     else:
         verdict = INCOMPLETE
+    ending = None if fault is not None else session.outcome()
     if fault is None and not session.finished:
-        if waiting is not None:
+        if ending is not None and ending.kind == LEFT and ending.seat is not None:
+            team = session.seats[ending.seat].team.label
+            notes.append(
+                f"the log stops at entry {count}, right after {seat_word(ending.seat, team)} "
+                f"resigned (entry {ending.at}); a stand-in takes its seat"
+            )
+        elif waiting is not None:
             team = session.seats[waiting.seat].team.label
             notes.append(
                 f"the log stops at entry {count}: {seat_word(waiting.seat, team)} "
@@ -279,7 +286,6 @@ def _report(
     deal = session.opened_deal
     st = session.state
     provisional = session.final_scores is None and st is not None
-    ending = None if fault is not None else session.outcome()
     return AuditReport(
         verdict=verdict,
         entries=count,

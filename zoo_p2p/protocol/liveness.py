@@ -199,6 +199,7 @@ FINISHED = "finished"
 CLAIMED = "claimed"
 RESIGNED = "resigned"
 ABANDONED = "abandoned"
+LEFT = "left"
 NEVER_STARTED = "never_started"
 
 
@@ -208,6 +209,8 @@ class Ending:
 
     kind: finished (every result signed), claimed (the others signed a claim against `seat`),
     resigned (a 2-seat game: `seat` resigned), abandoned (the log stops; `seat` holds the floor),
+    left (3–4 seats: the log stops right at `seat`'s resignation, entry `at`; a stand-in takes
+    the seat and the rest of the game is not in the log: no result, as for abandoned),
     never_started (a claim against `seat`, which had signed no entry of the game: no result,
     no scores, no winners; PROTOCOL.md §10.5).
     `at` is the log length when the floor was claimed (the claimed seat owed entry `at`), the
@@ -271,6 +274,12 @@ class Ending:
         if self.kind == RESIGNED:
             assert self.seat is not None
             return f"resigned: {who(self.seat)} resigned at entry {self.at}{won()}"
+        if self.kind == LEFT:
+            assert self.seat is not None
+            return (
+                f"left: {who(self.seat)} resigned at entry {self.at} (a stand-in takes its seat); "
+                "the log stops there: no result"
+            )
         if self.seat is None:
             return f"abandoned at entry {self.at}"
         awaited = _AWAITED.get(self.floor_kind or "", "an entry")
@@ -313,6 +322,7 @@ __all__ = [
     "DEFAULT_MOVE_TIME",
     "DEFAULT_REVEAL_TIME",
     "FINISHED",
+    "LEFT",
     "NEVER_STARTED",
     "RESIGNED",
     "Claimed",

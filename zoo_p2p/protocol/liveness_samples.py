@@ -166,6 +166,10 @@ def liveness_vectors() -> dict[str, Any]:
     head = sha256(s0.entries[at - 1])
     two, _, _ = resigned_game(2)
     never, _ = never_started_game(2)
+    left = left_log()
+    left_end = Session(left[0])
+    for raw in left[1:]:
+        left_end.receive(raw)
     r_entry = decode_entry(two.sessions[0].entries[-1])
     r_seat, r_at, seed, new_key, sig = r_entry.body
     return {
@@ -207,7 +211,24 @@ def liveness_vectors() -> dict[str, Any]:
             "winners": list(never.sessions[0].outcome().winners),
             "ending": never.sessions[0].outcome().describe(never.sessions[0].seats),
         },
+        "left": {
+            "description": "a 3-seat log that stops right at a resignation (the resigner's own "
+            "log): no result, verdict incomplete: kind left, no winners",
+            "log": [raw.hex() for raw in left],
+            "kind": left_end.outcome().kind,
+            "winners": list(left_end.outcome().winners),
+            "ending": left_end.outcome().describe(left_end.seats),
+        },
     }
+
+
+def left_log() -> list[bytes]:
+    """The 3-seat game of `resigned_game(3)` up to and including its resignation: the log the
+    resigner keeps (it leaves once the entry with its resignation is in, PROTOCOL.md §10.5)."""
+    game, _, _ = resigned_game(3)
+    entries = game.sessions[0].entries
+    at = next(i for i, raw in enumerate(entries) if decode_entry(raw).kind == Kind.RESIGN)
+    return list(entries[: at + 1])
 
 
 __all__ = [
@@ -215,6 +236,7 @@ __all__ = [
     "claim_round",
     "claimed_game",
     "claimed_move_game",
+    "left_log",
     "liveness_logs",
     "liveness_vectors",
     "never_started_game",

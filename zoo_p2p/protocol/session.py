@@ -66,6 +66,7 @@ from zoo_p2p.protocol.liveness import (
     ABANDONED,
     CLAIMED,
     FINISHED,
+    LEFT,
     NEVER_STARTED,
     RESIGNED,
     Claimed,
@@ -436,6 +437,11 @@ class Session:
         except InvalidSignature:
             return None
         return e.seat
+
+    @property
+    def left(self) -> bool:
+        """True once we signed our resignation: we sign nothing more (§10.4)."""
+        return self._left
 
     def take_outgoing(self) -> list[bytes]:
         """Entries this seat owes right now (commit, reveals, seed, result), already appended."""
@@ -975,6 +981,16 @@ class Session:
             winners = tuple(i for i in rest if totals[i] == best)
             return Ending(FINISHED, scores=totals, winners=winners, resigned=out)
         f = self.floor
+        last = max(self.resigned.values(), default=-1)
+        if out and last == len(self._entries) - 1:  # the log stops at a resignation (3–4 seats)
+            seat = next(i for i, at in self.resigned.items() if at == last)
+            return Ending(
+                LEFT,
+                seat=seat,
+                at=last,
+                floor_kind=None if f is None else f.kind,
+                resigned=out,
+            )
         return Ending(
             ABANDONED,
             seat=None if f is None else f.seat,
