@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["seat_word", "shown"]
+__all__ = ["lobby_waiting", "seat_word", "shown"]
 
 # Unicode categories that can never appear on screen as themselves: controls, format characters
 # (bidi overrides, zero-width joiners), surrogates, private use, unassigned, line/paragraph seps.
@@ -81,3 +81,18 @@ advert only points: the host's signed welcome and the genesis are what the joine
 
 HINTS_WERE_ALLOWED = "hints were allowed at this table (every seat agreed in the genesis)"
 """How an exported game (HTML, text) says that its genesis allowed hints."""
+
+
+def lobby_waiting(taken: int, need: int) -> str:
+    """What a lobby of ``taken`` of ``need`` seats waits for, in every front end.
+
+    >>> lobby_waiting(2, 3)
+    'waiting for 1 more player to join (the game starts when every seat is taken)'
+    >>> lobby_waiting(3, 3)
+    'every seat is taken: the game is starting'
+    """
+    left = need - taken
+    if left <= 0:
+        return "every seat is taken: the game is starting"
+    players = "player" if left == 1 else "players"
+    return f"waiting for {left} more {players} to join (the game starts when every seat is taken)"

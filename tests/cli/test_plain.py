@@ -16,7 +16,8 @@ from zoo_p2p.cli.app import app
 from zoo_p2p.cli.plain import ConsoleDriver, PlainDriver
 from zoo_p2p.cli.render import describe_move, hint_text, render_board
 from zoo_p2p.protocol.events import SeatInfo
-from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant
+from zoo_p2p.protocol.liveness import Clocks
+from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant, move_name
 
 PROMPT = "Your move (e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
 
@@ -24,6 +25,8 @@ PROMPT = "Your move (e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
 @dataclass
 class FakeGenesis:
     hints: bool = False  # the genesis allows hints (PROTOCOL.md §3.2)
+    has_clocks: bool = False  # the genesis carries the seats' clocks (PROTOCOL.md §10)
+    clocks: Clocks = field(default_factory=Clocks)
 
 
 @dataclass
@@ -302,3 +305,66 @@ def test_zoo_play_names_your_seat_not_you_are_you() -> None:
     link2 = FakeLink(FakeSession(_game().public(), seats=seats))
     PlainDriver(Console(file=out2, width=200, no_color=True), stdin_fd=0).on_started(link2)  # type: ignore[arg-type]
     assert "You are ann (Yellow)." in out2.getvalue()
+
+
+def test_the_lobby_says_how_many_players_it_still_waits_for() -> None:
+    """A joiner's lobby said only "2 of 3 seats": nothing said that the game waits for one
+    more player and starts by itself when every seat is taken."""
+    out = io.StringIO()
+    d = ConsoleDriver(Console(file=out, width=120, no_color=True))
+    d.on_lobby([("alice", "AB-CD", 0), ("bob", "EF-GH", 1)], 3)
+    assert "waiting for 1 more player to join" in out.getvalue()
+    d.on_lobby([("alice", "AB-CD", 0)], 4)
+    assert "waiting for 3 more players to join" in out.getvalue()
+    d.on_lobby([("alice", "AB-CD", 0), ("bob", "EF-GH", 1)], 2)
+    assert out.getvalue().rstrip().endswith("every seat is taken: the game is starting")
+
+
+def test_the_line_mode_says_the_move_clock_once_at_the_start() -> None:
+    """The line mode draws no clock: a joiner at a `--move-time 10` table sat at its prompt with
+    nothing saying that after 10 s the others may claim the game from it."""
+    out = io.StringIO()
+    con = Console(file=out, width=120, no_color=True, highlight=False)
+    seats = [SeatInfo("you", bytes(32), Team.YELLOW), SeatInfo("bo", bytes(32), Team.BLUE)]
+    genesis = FakeGenesis(has_clocks=True, clocks=Clocks(10, 15))
+    link = FakeLink(FakeSession(_game().public(), seats=seats, genesis=genesis))
+    PlainDriver(con, stdin_fd=0).on_started(link)  # type: ignore[arg-type]
+    assert out.getvalue().count("clock: 10 s for each move") == 1
+    assert "may claim it" in out.getvalue()
+    old = io.StringIO()  # a genesis without clocks (from before §10) says nothing of a clock
+    d = PlainDriver(Console(file=old, width=120, no_color=True), stdin_fd=0)
+    d.on_started(FakeLink(FakeSession(_game().public(), seats=seats)))  # type: ignore[arg-type]
+    assert "clock:" not in old.getvalue()
+
+
+def test_the_recap_before_our_first_move_does_not_say_since_our_last_move() -> None:
+    """`zoo play --plain --bots 2`: both bots moved first and the recap began "since your last
+    move:" before we had moved at all."""
+    out = io.StringIO()
+    con = Console(file=out, width=120, no_color=True, highlight=False)
+    deal = KnownDeal.random(random.Random(3), Variant.STANDARD)
+    st = deal.new_state([Team.YELLOW, Team.BLUE, Team.GREEN], first_seat=1)
+    seats = [SeatInfo(n, bytes(32), t) for n, t in zip("abc", st.teams, strict=True)]
+    link = FakeLink(FakeSession(st, seats=seats), my_turn=False)
+    d = PlainDriver(con, stdin_fd=0)
+    d.on_started(link)  # type: ignore[arg-type]
+
+    def others_then_us() -> str:
+        start = len(out.getvalue())
+        for _ in range(2):  # the other two seats move
+            link.my_turn = False
+            st.apply(st.legal_moves()[0])
+            d.on_events([], link)  # type: ignore[arg-type]
+        link.my_turn = True
+        d.on_turn(link)  # type: ignore[arg-type]
+        return out.getvalue()[start:]
+
+    first = others_then_us()
+    assert "before your first move:" in first and "since your last move" not in first, first
+    ours = st.legal_moves()[0]
+    d.on_line(move_name(ours), link)  # type: ignore[arg-type]
+    assert link.played == [ours]
+    st.apply(ours)
+    d.on_events([], link)  # type: ignore[arg-type]
+    later = others_then_us()
+    assert "since your last move:" in later and "before your first move" not in later, later

@@ -28,3 +28,17 @@ def test_scores_and_the_winner_read_as_the_game_says_them() -> None:
     assert f"final scores: {', '.join(parts)}; won by {won}" in r.output
     n = len(report.moves)
     assert re.search(rf"; {n} moves?\n", r.output)
+
+
+def test_verify_of_a_text_record_says_what_it_is(tmp_path: Path) -> None:
+    """A walkthrough exported `--text game.txt` and ran `zoo verify game.txt`: it was told
+    only "entry 0: bytes at offset 0 are not an entry (starts with byte 0x5b, not 0x92)"."""
+    record = tmp_path / "game.txt"
+    r = CliRunner().invoke(app, ["replay", str(LOG), "--text", str(record)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["verify", str(record)], env={"COLUMNS": "200"})
+    assert r.exit_code == 5, r.output  # rejected: not a valid log (the code is unchanged)
+    assert "text record" in r.output and "no signatures" in r.output, r.output
+    assert "verify the .zoolog" in r.output
+    r = CliRunner().invoke(app, ["verify", str(LOG)], env={"COLUMNS": "200"})
+    assert "text record" not in r.output

@@ -32,7 +32,7 @@ from zoo_p2p.errors import IllegalMoveError, LocalProtocolError, NotationError
 from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Move, State, move_name, parse_move
-from zoo_p2p.text import seat_word, shown
+from zoo_p2p.text import lobby_waiting, seat_word, shown
 
 TEAMS = ("yellow", "blue", "green", "red")
 
@@ -55,6 +55,14 @@ QUIT_WORDS = ("q", "quit", "exit")
 CLAIM_PROMPT = "claim the game now (c), or wait (w)? "
 CLAIM_WORDS = ("c", "claim")
 WAIT_WORDS = ("w", "wait")
+
+
+def clock_line(move_seconds: int) -> str:
+    """The table's clock, said once when the game starts (the line mode draws no clock)."""
+    return (
+        f"clock: {move_seconds} s for each move; a seat that takes longer may lose the game "
+        "(the others may claim it)"
+    )
 
 
 def prompt_text(who: str | None = None) -> Text:
@@ -166,6 +174,7 @@ class ConsoleDriver:
                 Text(TEAMS[team % 4].capitalize(), style=TEAMS[team % 4]),
             )
         self.console.print(t)
+        self.console.print(lobby_waiting(len(seats), need))
 
     def on_started(self, link: GameLink) -> None:
         """Nothing."""
@@ -254,6 +263,7 @@ class PlainDriver(ConsoleDriver):
         self.at_prompt = False  # the cursor sits after a prompt: a message needs a new line
         self.confirming = False  # 'q' was typed: the next line says whether to leave
         self.recap: list[Text] = []
+        self.have_moved = False  # our seat has moved (the recap says "since your last move")
         self.pending = ""
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.skipping = False  # inside a line longer than MAX_LINE: dropped up to its newline
@@ -326,10 +336,13 @@ class PlainDriver(ConsoleDriver):
         self.agreed = s.genesis.hints
         self.shadow = s.state.clone()
         self.shown_moves = len(s.state.history)
+        self.have_moved = self.shown_moves > 0  # resumed: most likely we moved before
         me = seat_name(s, s.seat)
         if s.seat is not None and s.seats[s.seat].name == "you":  # zoo play: not "You are you"
             me = seat_word(s.seat, s.seats[s.seat].team.label)
         self.out(Text(f"You are {me}. {HELP}", style="bold"))
+        if s.genesis.has_clocks:  # PROTOCOL.md §10: the line mode shows no clock, so say it once
+            self.out(clock_line(s.genesis.clocks.move))
         self.out(render_board(s.state, self.names(s), me=s.seat, legend=True))
         who = seat_label(s.state, s.state.to_move, self.names(s))
         played = len(s.state.history)
@@ -372,6 +385,8 @@ class PlainDriver(ConsoleDriver):
                 self.out(line)
             if mover != s.seat:
                 self.recap.append(Text(" · ").append_text(Text("; ").join(lines)))
+            else:
+                self.have_moved = True
         else:
             self.out("moves: " + ", ".join(move_name(m) for m in new))
             self.recap.append(Text(" · moves: " + ", ".join(move_name(m) for m in new)))
@@ -392,7 +407,8 @@ class PlainDriver(ConsoleDriver):
         self.link = link
         self.refresh(link)
         if len(self.recap) > 1:
-            self.out(Text("since your last move:", style="bold"))
+            since = "since your last move:" if self.have_moved else "before your first move:"
+            self.out(Text(since, style="bold"))
             for line in self.recap:
                 self.out(line)
         self.recap = []

@@ -32,7 +32,13 @@ from zoo_p2p.cli.spawn import (
     watch_bots,
 )
 from zoo_p2p.driver import Driver
-from zoo_p2p.errors import LocalProtocolError, NotationError, UsageError
+from zoo_p2p.errors import (
+    LocalProtocolError,
+    LogError,
+    NotationError,
+    RemoteProtocolError,
+    UsageError,
+)
 from zoo_p2p.net.invite import Invite, InviteError, format_address
 from zoo_p2p.net.peer import (
     LEAVE_ACK_WAIT,
@@ -112,15 +118,24 @@ class GameFiles:
 
 def resume_session(key: Ed25519PrivateKey, path: Path) -> tuple[Session, storage.LogWriter]:
     """Rebuild our session from a log file; the log is reopened for appending."""
-    entries = storage.read_log(path).entries
+    more = f"`zoo verify {path}` says more"
+    try:
+        entries = storage.read_log(path).entries
+    except LogError as exc:  # its reason names the entry ("entry 0: bytes at offset 0 …")
+        raise NetError(f"cannot resume {path}: {exc}; {more}") from None
     if not entries:
         raise NetError(f"{path} holds no entries")
+    index = 0
     try:
-        session = session_factory(key)(entries[0])
-    except LocalProtocolError:  # a stand-in's key (PROTOCOL.md §10.4) is in no genesis seat
-        session = Session(entries[0])
-    for e in entries[1:]:
-        session.receive(e)
+        try:
+            session = session_factory(key)(entries[0])
+        except LocalProtocolError:  # a stand-in's key (PROTOCOL.md §10.4) is in no genesis seat
+            session = Session(entries[0])
+        for e in entries[1:]:
+            index += 1
+            session.receive(e)
+    except RemoteProtocolError as exc:  # a corrupt or forged entry: say which one
+        raise NetError(f"cannot resume {path}: entry {index}: {exc}; {more}") from None
     if session.seat is None:
         try:
             session.take_seat(key)

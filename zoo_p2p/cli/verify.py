@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from zoo_p2p.cli.exportcmd import is_text_record
 from zoo_p2p.errors import LogError
 from zoo_p2p.protocol.audit import CHEAT, INCOMPLETE, OK, REJECTED, AuditReport
 from zoo_p2p.protocol.crypto import fingerprint
@@ -213,6 +214,11 @@ def verify_command(paths: Sequence[Path], json: bool = False) -> None:
             results.append({"path": str(path), **report.to_json()})
         else:
             render_report(console, path, report)
+            if report.verdict == REJECTED and is_text_record(path):
+                console.print(
+                    "this is a text record (zoo replay --text): it carries no signatures and "
+                    "cannot be verified; verify the .zoolog it was exported from"
+                )
     if len(paths) > 1:
         for pa, pb, c, seats in _forks([Path(p) for p in paths]):
             code = max(code, EXIT_CODES[CHEAT])

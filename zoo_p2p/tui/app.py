@@ -307,6 +307,7 @@ class ZooApp(App[int]):
                 self.table.ui.refresh_table()
         if self.table is None or self.table.ui is None:
             if self.lobby is not None:
+                self.lobby.show_closed()
                 self.lobby.add_line(
                     Text("the game link has closed; press q to leave", style="bold")
                 )

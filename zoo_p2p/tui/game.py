@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from rich.text import Text
@@ -21,6 +22,7 @@ from zoo_p2p.rules import Move, Send, State, Step, Variant, move_name, parse_mov
 from zoo_p2p.tui.board import BoardView, HandBar
 from zoo_p2p.tui.facts import (
     Glyphs,
+    chance_words,
     is_character_capture,
     mutant_chance,
     narrate,
@@ -125,6 +127,7 @@ class GameScreen(Screen[None]):
         self.pick_sq: int | None = None
         self.history: list[Text] = []
         self.messages: list[Text] = []
+        self.for_position: list[Text] = []  # messages about this position only (`?`, `x`)
         self.last: Move | None = None
         self.quitting = False
         self.typing_pending = False  # keys typed on the board before the focus reached the box
@@ -194,7 +197,19 @@ class GameScreen(Screen[None]):
         self.last = move
         self.pick_hand = self.pick_sq = None
         self.forget_hint()
+        self.forget_position_notices()
         self.redraw()
+
+    def forget_position_notices(self) -> None:
+        """A move was played: the answers to `?` and `x` listed moves of the old position, which
+        may no longer be legal (a listed send of a card already sent): take them away."""
+        if not self.for_position:
+            return
+        gone = {id(m) for m in self.for_position}
+        self.for_position = []
+        self.messages = [m for m in self.messages if id(m) not in gone]
+        if self.panels:
+            self.show_messages()
 
     def refresh_table(self) -> None:
         """Something besides a move changed (presence, clocks, reveals, the ending)."""
@@ -211,10 +226,14 @@ class GameScreen(Screen[None]):
         self.history.append(entry)
         self.redraw()
 
-    def notice(self, text: Text | str) -> None:
-        """Show a message (peer-supplied strings arrive as Text or are shown as plain data)."""
-        self.messages.append(text if isinstance(text, Text) else Text(text))
+    def notice(self, text: Text | str, *, position: bool = False) -> None:
+        """Show a message (peer-supplied strings arrive as Text or are shown as plain data);
+        ``position``: it is about this position only, and goes once a move is played."""
+        msg = text if isinstance(text, Text) else Text(text)
+        self.messages.append(msg)
         self.messages = self.messages[-2:]
+        if position:
+            self.for_position.append(msg)
         if self.panels:
             self.show_messages()
 
@@ -265,7 +284,7 @@ class GameScreen(Screen[None]):
         key = self.position_key()
         if self.hint_key == key:
             if self.hint is not None:
-                self.notice(Text(self.hint.describe(self.g.dash)))
+                self.notice(Text(self.hint.describe(self.g.dash)), position=True)
             return  # the expert is still thinking about this very position
         self.forget_hint()
         self.hint_key = key
@@ -302,7 +321,7 @@ class GameScreen(Screen[None]):
             self.notice(Text(result, style="yellow"))
             return
         self.hint = result
-        self.notice(Text(result.describe(self.g.dash), style="bold"))
+        self.notice(Text(result.describe(self.g.dash), style="bold"), position=True)
         self.redraw()
 
     def on_unmount(self) -> None:
@@ -362,7 +381,7 @@ class GameScreen(Screen[None]):
             label = Text.assemble(seat_text(st, seat, self.table.names), " hand:")
             hand.show(label, st.hand(seat), self.pick_hand)
         else:
-            over = self.table.state.is_terminal()
+            over = self.table.state.is_terminal() or self.table.ended() is not None
             hand.show(Text("game over" if over else "hand: (not your turn)", style="dim"), [], None)
         self.query_one("#info", Static).update(self.info_text(st, targets))
         hist = (
@@ -388,8 +407,11 @@ class GameScreen(Screen[None]):
         t = Text(
             f"Zoo of Carson City {self.g.dash} {self.table.title}, move {len(st.history) + 1}: "
         )
+        ended = self.table.ended()
         if st.is_terminal():
             t.append("game over", style="bold")
+        elif ended is not None:  # a claim or a resignation: no final position says it
+            t.append(f"game over {self.g.dash} {ended}", style="bold")
         elif getattr(self.table, "run_over", False):
             t.append("the game link has closed (q leaves; zoo resume goes on)", style="bold")
         elif getattr(self.table, "leaving", False):  # q, confirmed: the peer is stopping
@@ -495,6 +517,17 @@ class GameScreen(Screen[None]):
         if self.table.question is not None:  # the question itself is in the seats panel
             return Text(
                 f"a seat's clock ran out: c claim the game now{self.g.sep}w wait", style="bold"
+            )
+        if self.panels and isinstance(self.focused, Input):  # keys type letters here
+            return Text(
+                self.g.sep.join(
+                    [
+                        "Enter: play the move typed",
+                        "? x q then Enter: moves, hint, quit",
+                        "Tab: board",
+                    ]
+                ),
+                style="dim",
             )
         return Text(
             self.g.sep.join(
@@ -674,6 +707,8 @@ class GameScreen(Screen[None]):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """The focus has moved: keys now reach the widget they are meant for."""
         self.typing_pending = False
+        if self.panels:  # the keys line names what the keys do where the focus now is
+            self.query_one("#keys", Static).update(self.keys_text())
 
     def action_clear(self) -> None:
         """Drop the pick; from the typing line, go back to the board."""
@@ -711,7 +746,18 @@ class GameScreen(Screen[None]):
         ]
         if safe:
             t.append("animals, no mutant risk: " + " ".join(move_name(m) for m in safe[:6]))
-        self.notice(t)
+        elif not caps:  # neither: still name moves to type, the least risky first
+
+            def risk(m: Move) -> Fraction:
+                value = st.top(m.to).value
+                return Fraction(0) if value is None else mutant_chance(st, value)
+
+            least = sorted(moves, key=lambda m: (risk(m), isinstance(m, Send)))[:6]
+            t.append(
+                "least mutant risk: "
+                + ", ".join(f"{move_name(m)} ({chance_words(risk(m))})" for m in least)
+            )
+        self.notice(t, position=True)
 
     def action_quit_game(self) -> None:
         """Ask before leaving."""

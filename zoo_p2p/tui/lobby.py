@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from zoo_p2p.text import lobby_waiting
 from zoo_p2p.tui.facts import Glyphs
 
 TEAMS = ("Yellow", "Blue", "Green", "Red")
@@ -27,6 +28,8 @@ class LobbyScreen(Screen[None]):
         self.g = glyphs
         self.lines: list[Text] = []
         self.panels = False  # set in on_mount (`is_mounted` turns true only after it)
+        self.rows: list[tuple[str, str, int]] = []
+        self.need = 0
         self.seats = Text(
             "waiting for the lobby…" if not glyphs.ascii else "waiting for the lobby..."
         )
@@ -52,11 +55,22 @@ class LobbyScreen(Screen[None]):
 
     def show_lobby(self, rows: list[tuple[str, str, int]], need: int) -> None:
         """The seats taken so far (names and fingerprints already made safe)."""
-        t = Text(f"{len(rows)} of {need} seats\n")
-        for i, (name, fp, team) in enumerate(rows):
+        self.rows, self.need = rows, need
+        self._draw(Text(lobby_waiting(len(rows), need), style="italic"))
+
+    def show_closed(self) -> None:
+        """The peer's run ended before the game started: nothing is awaited any more."""
+        self._draw(Text("the game link has closed: nobody is awaited any more", style="bold"))
+
+    def _draw(self, footer: Text) -> None:
+        t = Text()
+        if self.need:
+            t.append(f"{len(self.rows)} of {self.need} seats\n")
+        for i, (name, fp, team) in enumerate(self.rows):
             t.append(f"seat {i + 1}: ")
             t.append(f"{name} ({TEAMS[team % 4]})", style=f"bold {TEAM_COLOURS[team % 4]}")
             t.append(f"  {fp}\n", style="dim")
+        t.append_text(footer)
         self.seats = t
         if self.panels:
             self.query_one("#lobby-seats", Static).update(t)

@@ -52,6 +52,7 @@ class Snapshot:
     allowed: int | None = None  # seconds the floor holder has for it (§10)
     hints: bool = False  # the genesis allows hints: every seat agreed (PROTOCOL.md §3.2)
     links: tuple[str, ...] | None = None  # per seat: "direct", "via host", "host link" or ""
+    ended: str | None = None  # how a game ended without a final position (a claim, resigned)
 
 
 def seat_links(link: GameLink) -> tuple[str, ...] | None:
@@ -86,10 +87,15 @@ def snapshot(link: GameLink) -> Snapshot:
     opened = s.opened_deal
     deal = None if opened is None else DealView(opened.slot_tokens, opened.mutant_copies)
     verdict = None
+    ended = None
     if s.finished:
+        from zoo_p2p.protocol.liveness import FINISHED
         from zoo_p2p.tui.replay import verdict_text
 
-        verdict = verdict_text(report_for(s))
+        report = report_for(s)
+        verdict = verdict_text(report)
+        if report.ending is not None and report.ending.kind != FINISHED and report.ending_text:
+            ended = shown(report.ending_text, 300)
     sink = getattr(link, "sink", None)
     path = getattr(sink, "path", None)
     f = s.floor
@@ -107,6 +113,7 @@ def snapshot(link: GameLink) -> Snapshot:
         allowed,
         s.genesis.hints,
         seat_links(link),
+        ended,
     )
 
 
@@ -308,6 +315,7 @@ class NetTable(Table):
         self.floor_since = time.monotonic()
         self.run_over = False  # the peer's run has ended (the log is signed, saved, audited)
         self.leaving = False  # the person left (q, confirmed): the peer is stopping
+        self.ended_said = False  # the ending without a final position is in the moves panel
 
     @property
     def can_rematch(self) -> bool:
@@ -330,6 +338,16 @@ class NetTable(Table):
             for m in st.history:
                 self.ui.log_line(Text(move_name(m)))
         self.shadow = st
+        self._say_ending()
+
+    def ended(self) -> str | None:
+        """How the game ended when no final position says it (a claim, a resignation)."""
+        return self.snap.ended
+
+    def _say_ending(self) -> None:
+        if self.snap.ended is not None and not self.ended_said and self.ui is not None:
+            self.ended_said = True
+            self.ui.log_line(Text(self.snap.ended, style="bold"))
 
     def tick(self) -> bool:
         """Recompute the clocks and the claim question's count-down (once a second); True when
@@ -377,6 +395,7 @@ class NetTable(Table):
             self.shadow = st
         else:
             self.ui.refresh_table()
+        self._say_ending()
 
     def my_turn(self) -> bool:
         """Our move, unless we have left: a resigner waits (up to 2 s) for the entry with its

@@ -85,7 +85,9 @@ class Table:
     def my_turn(self) -> bool:
         """May this terminal move now?"""
         st = self.state
-        return not st.is_terminal() and st.needs is None and st.to_move in self.human
+        if st.is_terminal() or self.ended() is not None:
+            return False
+        return st.needs is None and st.to_move in self.human
 
     def hints_off(self) -> str | None:
         """Why this game offers no hints (networked without the genesis' agreement, or several
@@ -93,6 +95,11 @@ class Table:
         from zoo_p2p.bots.analysis import hint_refusal
 
         return hint_refusal(networked=self.networked, people=len(self.human), agreed=self.agreed)
+
+    def ended(self) -> str | None:
+        """How the game ended when its position is not final (a claim, a resignation), else
+        None."""
+        return None
 
     def start(self) -> None:
         """Called once the screen is up."""

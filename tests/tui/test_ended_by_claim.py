@@ -1,0 +1,73 @@
+"""A network game can end without a final position: a claim (a seat's clock ran out), a
+two-seat resignation. The app said only "the game link has closed (q leaves; zoo resume goes
+on)" there, so the claimed seat's player was told to resume a game that had ended, and never
+saw how it ended (the runner's "ended: …" line scrolled out of the two message lines)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from types import SimpleNamespace
+
+from zoo_p2p.protocol.session import Session
+from zoo_p2p.storage import read_log
+from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.capture import screen_text
+from zoo_p2p.tui.facts import UTF8
+from zoo_p2p.tui.game import GameScreen
+from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot, snapshot
+
+CLAIMED = Path(__file__).parents[2] / "replays" / "2p-standard-claimed-move.zoolog"
+
+
+def _claimed_session(upto: int | None = None) -> Session:
+    entries = read_log(CLAIMED).entries
+    session = Session(entries[0])
+    for raw in entries[1:upto]:
+        session.receive(raw)
+    return session
+
+
+def test_the_snapshot_of_a_claimed_game_says_how_it_ended() -> None:
+    snap = snapshot(SimpleNamespace(session=_claimed_session()))  # type: ignore[arg-type]
+    assert snap.finished and snap.state is not None and not snap.state.is_terminal()
+    assert snap.ended is not None and "did not move within 120 s" in snap.ended
+    assert "seat 1 (Green) wins" in snap.ended
+    unfinished = snapshot(SimpleNamespace(session=_claimed_session(-2)))  # type: ignore[arg-type]
+    assert unfinished.ended is None
+
+
+def _screen(snap: Snapshot) -> tuple[str, str]:
+    async def run() -> tuple[str, str]:
+        app = ZooApp(glyphs=UTF8)
+        async with app.run_test(size=(120, 40)) as pilot:
+            driver = AppDriver(app)
+            app.net_driver = driver
+            table = NetTable(driver, snap)
+            app.table = table
+            await app.push_screen(GameScreen(table, UTF8))
+            await pilot.pause()
+            live = screen_text(app)
+            app.net_done(0)  # the peer's run ended after the claim
+            await pilot.pause()
+            after = screen_text(app)
+            driver.close()
+            app.exit(0)
+        return live, after
+
+    return asyncio.run(run())
+
+
+def test_the_app_says_the_game_ended_by_a_claim_not_resume() -> None:
+    session = _claimed_session()
+    snap = snapshot(SimpleNamespace(session=session))  # type: ignore[arg-type]
+    for seat in (0, 1):  # the claimer and the claimed seat
+        live, after = _screen(Snapshot(**{**snap.__dict__, "seat": seat}))
+        for shot in (live, after):
+            top = shot.splitlines()[0]
+            assert "game over" in top, top
+            assert "zoo resume" not in shot and "waiting for" not in top
+            assert "did not move within 120 s" in shot  # in the moves panel too
+            assert "your turn" not in top
+            hand_bar = [ln.split("│")[0].strip() for ln in shot.splitlines()[1:]]
+            assert "game over" in hand_bar and "hand: (not your turn)" not in shot

@@ -1,0 +1,64 @@
+"""The app's lobby says whom it waits for: a joiner saw "2 of 3 seats" and its own "joining…"
+line, and nothing said that the game waits for one more player and then starts by itself."""
+
+from __future__ import annotations
+
+import asyncio
+
+from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.capture import screen_text
+from zoo_p2p.tui.facts import UTF8
+from zoo_p2p.tui.lobby import LobbyScreen
+
+
+def _lobby_after(rows: list[tuple[str, str, int]], need: int) -> str:
+    async def run() -> str:
+        app = ZooApp(glyphs=UTF8)
+        async with app.run_test(size=(100, 24)) as pilot:
+            lobby = LobbyScreen(UTF8)
+            app.lobby = lobby
+            await app.push_screen(lobby)
+            await pilot.pause()
+            app.net_lobby(rows, need)
+            await pilot.pause()
+            text = screen_text(app)
+            app.exit(0)
+        return text
+
+    return asyncio.run(run())
+
+
+def test_the_lobby_names_how_many_players_are_still_awaited() -> None:
+    two = [("alice", "AB-CD", 0), ("bob", "EF-GH", 1)]
+    assert "waiting for 1 more player to join" in _lobby_after(two, 3)
+    assert "waiting for 2 more players to join" in _lobby_after(two, 4)
+    full = _lobby_after(two, 2)
+    assert "every seat is taken" in full and "waiting for" not in full
+
+
+def _lobby_closed(rows: list[tuple[str, str, int]] | None) -> str:
+    async def run() -> str:
+        app = ZooApp(glyphs=UTF8)
+        async with app.run_test(size=(100, 24)) as pilot:
+            lobby = LobbyScreen(UTF8)
+            app.lobby = lobby
+            await app.push_screen(lobby)
+            await pilot.pause()
+            if rows is not None:
+                app.net_lobby(rows, 3)
+            app.net_done(1)  # the peer's run ended before the game (an error, the host left)
+            await pilot.pause()
+            text = screen_text(app)
+            app.exit(0)
+        return text
+
+    return asyncio.run(run())
+
+
+def test_a_closed_lobby_stops_saying_it_waits() -> None:
+    """`zoo resume` of a corrupt log in the app: the error came, and the lobby panel went on
+    saying "waiting for the lobby…"."""
+    for rows in (None, [("alice", "AB-CD", 0), ("bob", "EF-GH", 1)]):
+        text = _lobby_closed(rows)
+        assert "waiting for" not in text and "game link has closed" in text, text
+    assert "bob (Blue)" in _lobby_closed([("alice", "AB-CD", 0), ("bob", "EF-GH", 1)])
