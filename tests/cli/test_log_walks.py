@@ -63,7 +63,12 @@ def test_a_refused_entry_ends_every_walk_there(entries: list[bytes], tmp_path: P
 def test_a_torn_tail_counts_the_whole_entries(entries: list[bytes], tmp_path: Path) -> None:
     rp = load_replay(_write(tmp_path, entries[:60], entries[60][:9]))
     assert rp.fault is None
-    assert rp.torn == "dropped a torn last entry (9 bytes) after 59 complete entries"
+    # 60 whole entries, the genesis (entry 0) included, as `zoo verify` counts them ("entries:
+    # 60 of 60 checked"); it said 59, and "after 0 complete entries" for a lone genesis
+    assert rp.torn == "dropped a torn last entry (9 bytes) after 60 complete entries"
+    lone = load_replay(_write(tmp_path, entries[:1], entries[1][:9]))
+    assert lone.torn == "dropped a torn last entry (9 bytes) after 1 complete entry"
+    assert lone.title(lone.scenes[0]) == "the start (no move was played)"
 
 
 def test_garbage_in_the_file_is_a_fault_after_the_good_entries(

@@ -368,3 +368,50 @@ def test_the_recap_before_our_first_move_does_not_say_since_our_last_move() -> N
     d.on_events([], link)  # type: ignore[arg-type]
     later = others_then_us()
     assert "since your last move:" in later and "before your first move" not in later, later
+
+
+@dataclass
+class _Floor:
+    seat: int
+    kind: str
+
+
+@dataclass
+class _ClockSession(FakeSession):
+    entries: list[bytes] = field(default_factory=lambda: [b""] * 5)
+    finished: bool = False
+
+    def time_allowed(self) -> int:
+        return 20
+
+
+@dataclass
+class _TimerLink(FakeLink):
+    timers: list[tuple[float, Callable[[], None]]] = field(default_factory=list)
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> None:
+        self.timers.append((delay, fn))  # run by the test: "later", without sleeping
+
+
+def test_the_line_mode_says_when_our_own_move_clock_ran_out() -> None:
+    """The line mode draws no clock: a joiner's prompt sat there while the others were asked
+    to claim the game from it."""
+    for moved in (False, True):
+        out = io.StringIO()
+        con = Console(file=out, width=160, no_color=True, highlight=False)
+        seats = [SeatInfo("me", bytes(32), Team.YELLOW), SeatInfo("bo", bytes(32), Team.BLUE)]
+        session = _ClockSession(_game().public(), seats=seats)
+        session.floor = _Floor(0, "move")  # type: ignore[assignment]
+        link = _TimerLink(session)  # type: ignore[arg-type]
+        d = PlainDriver(con, stdin_fd=0)
+        d.on_started(link)  # type: ignore[arg-type]
+        d.on_turn(link)  # type: ignore[arg-type]
+        d.on_turn(link)  # type: ignore[arg-type]  # again (a presence change): one timer
+        assert [delay for delay, _ in link.timers] == [20]
+        if moved:
+            session.entries.append(b"")  # our move went out meanwhile
+        link.timers[0][1]()
+        told = "your time for this move is up" in out.getvalue()
+        assert told is not moved, out.getvalue()
+        if not moved:
+            assert out.getvalue().endswith(PROMPT)  # and the prompt comes back

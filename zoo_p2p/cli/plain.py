@@ -264,6 +264,7 @@ class PlainDriver(ConsoleDriver):
         self.confirming = False  # 'q' was typed: the next line says whether to leave
         self.recap: list[Text] = []
         self.have_moved = False  # our seat has moved (the recap says "since your last move")
+        self.late_for: int | None = None  # the log length our move clock's timer was set at
         self.pending = ""
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.skipping = False  # inside a line longer than MAX_LINE: dropped up to its newline
@@ -413,6 +414,27 @@ class PlainDriver(ConsoleDriver):
                 self.out(line)
         self.recap = []
         self.prompt(link)
+        s = link.session
+        f = None if s is None else s.floor
+        if s is not None and f is not None and f.seat == s.seat and str(f.kind) == "move":
+            allowed = s.time_allowed()
+            at = len(s.entries)
+            if allowed is not None and self.late_for != at:
+                self.late_for = at  # one timer per turn: on_turn may come again (presence…)
+                link.call_later(allowed, lambda: self.time_up(link, at))
+
+    def time_up(self, link: GameLink, at: int) -> None:
+        """Our move clock ran out and we have not moved: say what that means, once."""
+        s = link.session
+        if s is None or s.finished or len(s.entries) != at or not link.my_turn:
+            return
+        self.say(
+            Text(
+                "your time for this move is up: the other seats may now claim the game "
+                "(you lose it); move now to go on",
+                style="bold yellow",
+            )
+        )
 
     def on_presence(self, up: list[bool], link: GameLink) -> None:
         """Say who is missing (on its own line; the prompt comes back)."""

@@ -89,6 +89,8 @@ class Replay:
     def title(self, scene: Scene) -> str:
         """``the start``, ``move 3 of 41`` or ``the end``."""
         if scene.kind == "start":
+            if not self.moves:
+                return "the start (no move was played)"
             return f"the start (before move 1 of {self.moves})"
         if scene.kind == "move":
             return f"move {scene.number} of {self.moves}"
@@ -175,7 +177,9 @@ def load_replay(path: Path) -> Replay:
             rp.fault = shown(str(exc))
         torn = reader.torn_bytes
     if torn:
-        rp.torn = f"dropped a torn last entry ({torn} bytes) after {read} complete entries"
+        whole = read + 1  # the genesis is entry 0: `zoo verify` says "entries: N of N checked"
+        entries = "entry" if whole == 1 else "entries"
+        rp.torn = f"dropped a torn last entry ({torn} bytes) after {whole} complete {entries}"
     return rp
 
 

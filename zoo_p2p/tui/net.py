@@ -316,6 +316,7 @@ class NetTable(Table):
         self.run_over = False  # the peer's run has ended (the log is signed, saved, audited)
         self.leaving = False  # the person left (q, confirmed): the peer is stopping
         self.ended_said = False  # the ending without a final position is in the moves panel
+        self.late_said: tuple[int, str, int] | None = None  # the floor our late notice was for
 
     @property
     def can_rematch(self) -> bool:
@@ -361,6 +362,16 @@ class NetTable(Table):
             self.clocks = None
             return changed or asked
         left = max(0, int(allowed - (now - self.floor_since)))
+        if left == 0 and f[0] == self.snap.seat and f[1] == "move" and self.late_said != f:
+            self.late_said = f  # once per floor: our own clock ran out (PROTOCOL.md §10)
+            if self.ui is not None:
+                self.ui.notice(
+                    Text(
+                        "your time for this move is up: the other seats may now claim the game "
+                        "(you lose it); move now to go on",
+                        style="bold yellow",
+                    )
+                )
         clocks = ["" for _ in self.names]
         clocks[f[0]] = f"{left // 60}:{left % 60:02d}"
         changed = clocks != self.clocks
