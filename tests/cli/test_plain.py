@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from zoo_p2p.cli.app import app
 from zoo_p2p.cli.plain import ConsoleDriver, PlainDriver
 from zoo_p2p.cli.render import describe_move, hint_text, render_board
+from zoo_p2p.driver import SeatPresence
 from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.protocol.liveness import Clocks
 from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant, move_name
@@ -405,6 +406,7 @@ def test_the_line_mode_says_when_our_own_move_clock_ran_out() -> None:
         link = _TimerLink(session)  # type: ignore[arg-type]
         d = PlainDriver(con, stdin_fd=0)
         d.on_started(link)  # type: ignore[arg-type]
+        d.on_seats([SeatPresence("connected")] * 2, link)  # type: ignore[arg-type]
         d.on_turn(link)  # type: ignore[arg-type]
         d.on_turn(link)  # type: ignore[arg-type]  # again (a presence change): one timer
         assert [delay for delay, _ in link.timers] == [20]
@@ -415,3 +417,26 @@ def test_the_line_mode_says_when_our_own_move_clock_ran_out() -> None:
         assert told is not moved, out.getvalue()
         if not moved:
             assert out.getvalue().endswith(PROMPT)  # and the prompt comes back
+
+
+def test_no_time_is_up_while_a_seat_is_away() -> None:
+    """`zoo resume` of a joiner while the host is not back: nobody can claim, yet the line mode
+    said "your time for this move is up"; once every seat is back the clock starts again."""
+    out = io.StringIO()
+    con = Console(file=out, width=160, no_color=True, highlight=False)
+    seats = [SeatInfo("me", bytes(32), Team.YELLOW), SeatInfo("bo", bytes(32), Team.BLUE)]
+    session = _ClockSession(_game().public(), seats=seats, seat=1)
+    session.floor = _Floor(1, "move")  # type: ignore[assignment]
+    link = _TimerLink(session)  # type: ignore[arg-type]
+    d = PlainDriver(con, stdin_fd=0)
+    d.on_started(link)  # type: ignore[arg-type]
+    d.on_seats([SeatPresence("lost", 3), SeatPresence("connected")], link)  # type: ignore[arg-type]
+    d.on_turn(link)  # type: ignore[arg-type]
+    link.timers[-1][1]()  # the 20 s passed with the host away
+    assert "your time for this move is up" not in out.getvalue()
+    d.on_seats([SeatPresence("connected")] * 2, link)  # type: ignore[arg-type]  # it is back
+    assert len(link.timers) == 2
+    link.timers[0][1]()  # the first timer is superseded: silent
+    assert "your time for this move is up" not in out.getvalue()
+    link.timers[1][1]()
+    assert out.getvalue().count("your time for this move is up") == 1

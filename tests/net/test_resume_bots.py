@@ -63,9 +63,13 @@ def test_a_bot_game_resumes_after_kill_9_of_every_process(procs: Procs) -> None:
     # the clocks set on the command line are in the genesis
     assert decode_entry(read_log(log).entries[0]).body[4] == [40, 12]
 
-    again = procs.zoo("resume", str(log), "--level", "greedy", "--quiet", name="resume")
+    again = procs.zoo("resume", str(log), "--level", "greedy", name="resume")
     code = procs.wait(again, "resume", timeout=60)
     assert code == 0, procs.text("resume")
+    # every other seat is one of our bots: no invite to hand anyone (in the app its second line
+    # was left alone on the message line: "amygk…/NTQW-…")
+    assert "restarting our 2 bot(s)" in procs.text("resume")
+    assert "give this to the other players" not in procs.text("resume")
     r = audit_file(log)
     assert r.verdict == "ok", (r.fault_reason, procs.text("resume"))  # type: ignore[attr-defined]
     assert r.entries > cut  # type: ignore[attr-defined]

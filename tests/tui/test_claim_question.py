@@ -171,6 +171,7 @@ def test_the_question_shows_the_votes_and_counts_down_in_place() -> None:
             screen._tick()  # the screen's one-second tick
             await pilot.pause()
             seen["later"] = _panel(screen, "#seats")
+            seen["later_messages"] = _panel(screen, "#messages")
             await pilot.press("w")  # the person waits: the question goes
             await pilot.pause()
             # a vote while the person waits: no question to change, so one message says it
@@ -200,6 +201,11 @@ def test_the_question_shows_the_votes_and_counts_down_in_place() -> None:
     messages = " ".join(seen["messages"].split())
     assert messages.count("has not answered") == 1  # the question came once as a message
     assert "voted to claim" not in messages  # the vote changed the question, no new message
+    # the message line keeps no copy of the votes or the count-down, which would go stale
+    # beside the panel (a walkthrough saw "in 10 s" there while the panel said "in 5 s")
+    later_messages = " ".join(seen["later_messages"].split())
+    assert "claimed for you in" not in later_messages and "1 of 3" not in later_messages
+    assert "seats panel" in later_messages
     left = re.search(r"claimed for you in (\d+) s", later)
     assert left is not None and int(left.group(1)) in (42, 43), later
     assert "has not answered" not in seen["after_w"]

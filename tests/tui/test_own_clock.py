@@ -15,7 +15,7 @@ from zoo_p2p.tui.game import GameScreen
 from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot
 
 
-def _after_clock(seat_is_ours: bool) -> tuple[str, str, int]:
+def _after_clock(seat_is_ours: bool, away: bool = False) -> tuple[str, str, int]:
     async def run() -> tuple[str, str, int]:
         app = ZooApp(glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -26,6 +26,7 @@ def _after_clock(seat_is_ours: bool) -> tuple[str, str, int]:
             driver = AppDriver(app)
             app.net_driver = driver
             table = NetTable(driver, snap)
+            table.presence = [True, not away]
             app.table = table
             screen = GameScreen(table, UTF8)
             await app.push_screen(screen)
@@ -54,3 +55,9 @@ def test_the_late_seat_is_told_once_that_the_others_may_claim() -> None:
 def test_another_seats_clock_says_nothing_of_the_kind() -> None:
     _before, after, told = _after_clock(False)
     assert told == 0 and "your time" not in after
+
+
+def test_nothing_is_up_while_a_seat_is_away() -> None:
+    """A resumed joiner whose host is not back yet: nobody can claim the game from it."""
+    _before, _after, told = _after_clock(True, away=True)
+    assert told == 0

@@ -265,6 +265,7 @@ class PlainDriver(ConsoleDriver):
         self.recap: list[Text] = []
         self.have_moved = False  # our seat has moved (the recap says "since your last move")
         self.late_for: int | None = None  # the log length our move clock's timer was set at
+        self.clock_runs = 0  # timers set so far: only the newest may speak
         self.pending = ""
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.skipping = False  # inside a line longer than MAX_LINE: dropped up to its newline
@@ -414,19 +415,34 @@ class PlainDriver(ConsoleDriver):
                 self.out(line)
         self.recap = []
         self.prompt(link)
+        self.arm_clock(link)
+
+    def all_connected(self) -> bool:
+        """Every seat is connected, as last shown (nobody can claim while a seat is away)."""
+        return self._states is not None and all(x == "connected" for x in self._states)
+
+    def arm_clock(self, link: GameLink, *, again: bool = False) -> None:
+        """On our turn to move, a timer for our move clock (once per turn; ``again``: restart
+        it, every seat being back)."""
         s = link.session
         f = None if s is None else s.floor
-        if s is not None and f is not None and f.seat == s.seat and str(f.kind) == "move":
-            allowed = s.time_allowed()
-            at = len(s.entries)
-            if allowed is not None and self.late_for != at:
-                self.late_for = at  # one timer per turn: on_turn may come again (presence…)
-                link.call_later(allowed, lambda: self.time_up(link, at))
+        if s is None or f is None or f.seat != s.seat or str(f.kind) != "move":
+            return
+        allowed = s.time_allowed()
+        at = len(s.entries)
+        if allowed is None or (self.late_for == at and not again):
+            return
+        self.late_for = at  # on_turn may come again for the same turn (presence…)
+        self.clock_runs += 1
+        run = self.clock_runs
+        link.call_later(allowed, lambda: self.time_up(link, at, run))
 
-    def time_up(self, link: GameLink, at: int) -> None:
+    def time_up(self, link: GameLink, at: int, run: int) -> None:
         """Our move clock ran out and we have not moved: say what that means, once."""
         s = link.session
         if s is None or s.finished or len(s.entries) != at or not link.my_turn:
+            return
+        if run != self.clock_runs or not self.all_connected():  # restarted, or nobody to claim
             return
         self.say(
             Text(
@@ -442,9 +458,13 @@ class PlainDriver(ConsoleDriver):
         super().on_presence(up, link)
 
     def on_seats(self, seats: list[SeatPresence], link: GameLink) -> None:
-        """Say who is lost or has left and what we wait for (the prompt comes back)."""
+        """Say who is lost or has left and what we wait for (the prompt comes back); once every
+        seat is back (a resumed game: the host came), our move clock starts again."""
         self.link = link
+        was = self.all_connected()
         super().on_seats(seats, link)
+        if self.all_connected() and not was and link.my_turn:
+            self.arm_clock(link, again=True)
 
     def on_fd(self, fd: int, link: GameLink) -> bool:
         """Read what was typed (unbuffered, so pasted lines all count) and handle each line."""

@@ -557,6 +557,7 @@ def run_resume(
         reach = lan.set_up_host(
             console, host, where, driver=None, name=session.seats[0].name,
             players=len(session.seats), variant="", upnp=sidecar.upnp, announce=False, qr=False,
+            show_invite=sidecar.bot_count < len(session.seats) - 1,  # a seat is a person's
         )  # fmt: skip
         here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
         local = host.invite.with_addresses([(here, host.port)])

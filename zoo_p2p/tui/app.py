@@ -276,8 +276,15 @@ class ZooApp(App[int]):
             return
         self.table.show_claim(question, time.monotonic())
         if self.table.ui is not None:
-            if self.table.question is not None:
-                self.table.ui.notice(self.table.question)
+            if question is not None:  # once, without the votes and count-down the panel keeps
+                self.table.ui.notice(
+                    Text(
+                        f"{question.who} has not answered for {question.waited} s "
+                        f"({question.what}): claim the game now (c), or wait (w)? "
+                        "(the seats panel shows the votes and the time left)",
+                        style="bold yellow",
+                    )
+                )
             self.table.ui.refresh_table()
 
     def net_claim_votes(self, question: ClaimQuestion) -> None:

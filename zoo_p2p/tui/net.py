@@ -362,7 +362,14 @@ class NetTable(Table):
             self.clocks = None
             return changed or asked
         left = max(0, int(allowed - (now - self.floor_since)))
-        if left == 0 and f[0] == self.snap.seat and f[1] == "move" and self.late_said != f:
+        everyone = self.presence is not None and all(self.presence)  # else nobody can claim
+        if (
+            left == 0
+            and f[0] == self.snap.seat
+            and f[1] == "move"
+            and self.late_said != f
+            and everyone
+        ):
             self.late_said = f  # once per floor: our own clock ran out (PROTOCOL.md §10)
             if self.ui is not None:
                 self.ui.notice(
