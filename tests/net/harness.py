@@ -80,8 +80,11 @@ class Procs:
         self.procs.append(p)
         return p
 
-    def host(self, *args: str, name: str = "host") -> tuple[subprocess.Popen[bytes], str]:
-        """Start a headless host and return it with its invite."""
+    def host(
+        self, *args: str, name: str = "host", quiet: bool = True
+    ) -> tuple[subprocess.Popen[bytes], str]:
+        """Start a headless host and return it with its invite (``quiet=False``: what it says
+        is in tmp/NAME.out)."""
         inv = self.tmp / f"{name}.invite"
         p = self.zoo(
             "host",
@@ -91,7 +94,7 @@ class Procs:
             str(inv),
             "--log",
             str(self.tmp / f"{name}.zoolog"),
-            "--quiet",
+            *(["--quiet"] if quiet else []),
             *args,
             name=name,
         )

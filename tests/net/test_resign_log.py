@@ -38,7 +38,7 @@ def test_a_resigner_of_three_seats_says_it_resigned_and_its_log_stops_there(
     words, and its own log, used to read "has not moved" / "abandoned … waiting for a move from"
     itself: it left before the entry with its resignation reached it. Now it waits (bounded) for
     that entry; its log ends there and says so, claiming no result (verdict incomplete)."""
-    host, invite = procs.host("--players", "3", "--bots", "1", "--bot", "greedy")
+    host, invite = procs.host("--players", "3", "--bots", "1", "--bot", "greedy", quiet=False)
     person = procs.human(invite, "person")
     out = procs.tmp / "person.out"
     wait_for(
@@ -63,6 +63,13 @@ def test_a_resigner_of_three_seats_says_it_resigned_and_its_log_stops_there(
     assert "had not reached us" not in said and "zoo resume" not in said, said
     assert text.count("Your move") == 1, said  # no prompt for a seat we no longer hold
     assert f"{who} resigned;" not in said, said  # not told as news about another seat
+    heard = " ".join((procs.tmp / "host.out").read_text(errors="replace").split())
+    # the host reads its leave as "person, seat 3 (Green), left: resigned", not the resigner's
+    # own words ("you left the game; you resigned …"), and the stand-in is not "person … back"
+    assert f"{who} resigned; a bot plays on in its seat" in heard, heard
+    assert "you resigned" not in heard and "you left" not in heard, heard
+    assert f"person, {who}, is back" not in heard, heard
+    assert f"the stand-in for person, {who}, has taken the seat" in heard, heard
     whole = audit_file(procs.tmp / "host.zoolog")  # the game went on without it, to the end
     assert whole.verdict == "ok" and whole.ending_text is not None, whole.fault_reason
     assert whole.ending_text.startswith(f"finished ({who} resigned; a stand-in played on)")

@@ -74,6 +74,12 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
                     continue
                 if table.my_turn() and isinstance(app.screen, GameScreen):
                     if not moves:  # a peer-supplied name with markup shows literally
+                        # once the game screen is drawn: our turn comes as the screen mounts,
+                        # and a loaded machine may not have drawn it yet (the check then read a
+                        # blank screen: CI-like runs under load failed so)
+                        drawn = time.monotonic() + 20
+                        while "your turn" not in screen_text(app) and time.monotonic() < drawn:
+                            await pilot.pause(0.05)
                         seen_name.append("[b]app[/b] (" in screen_text(app))
                     first = str(app.screen.query_one("#seats", Static).content).splitlines()[0]
                     seen_links.append(next((w for w in LINK_WORDS if w in first), first))

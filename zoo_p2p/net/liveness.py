@@ -84,6 +84,7 @@ class Liveness:
     dropped: int
     stopped: Outcome | None
     _turn_at: int | None
+    _leave_reason: str  # what our `leave` tells the host, when not our own closing words
 
     def _init_liveness(self) -> None:
         self._clock_len = -1  # log length when the floor last changed hands (as we saw it)
@@ -492,6 +493,9 @@ class Liveness:
             else:
                 self.resigned_self = True
                 self._resigned_seat = s.seat
+                # the host (and through it the others) reads "<name>, seat 3 (Green), left:
+                # resigned", not our own closing words ("you resigned …")
+                self._leave_reason = "resigned"
                 reason += (
                     "; you resigned and a bot plays on in your seat"
                     if stand is not None

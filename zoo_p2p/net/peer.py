@@ -1236,7 +1236,10 @@ class Host(Link):
         self._seat_seen[seat] = now
         if seat in self._left:
             self._left.discard(seat)
-            self.driver.on_notice(f"{self._who(seat)} is back")
+            if self.session is not None and seat in self.session.resigned:  # not the person
+                self.driver.on_notice(f"the stand-in for {self._who(seat)} has taken the seat")
+            else:
+                self.driver.on_notice(f"{self._who(seat)} is back")
         self._welcome(rid, curve, seat)
         if self.session is None:
             self._broadcast(self._lobby_msg())

@@ -412,8 +412,10 @@ class GameScreen(Screen[None]):
             t.append("game over", style="bold")
         elif ended is not None:  # a claim or a resignation: no final position says it
             t.append(f"game over {self.g.dash} {ended}", style="bold")
-        elif self.link_closed():
+        elif getattr(self.table, "run_over", False):
             t.append("the game link has closed (q leaves; zoo resume goes on)", style="bold")
+        elif getattr(self.table, "leaving", False):  # q, confirmed: the peer is stopping
+            t.append("leaving: saving the log…", style="bold")
         elif st.needs is not None:
             t.append("waiting for the hidden card to be revealed")
         elif self.table.my_turn():
@@ -429,8 +431,9 @@ class GameScreen(Screen[None]):
         return t
 
     def link_closed(self) -> bool:
-        """A network game whose peer has stopped: nobody is awaited, no clock runs."""
-        return bool(getattr(self.table, "run_over", False))
+        """A network game whose peer has stopped, or is stopping since the person left: nobody
+        is awaited, no clock runs."""
+        return bool(getattr(self.table, "run_over", False) or getattr(self.table, "leaving", False))
 
     def seats_text(self, st: State) -> Text:
         t = self.table

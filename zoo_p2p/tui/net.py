@@ -314,6 +314,7 @@ class NetTable(Table):
         self.presence = None
         self.floor_since = time.monotonic()
         self.run_over = False  # the peer's run has ended (the log is signed, saved, audited)
+        self.leaving = False  # the person left (q, confirmed): the peer is stopping
         self.ended_said = False  # the ending without a final position is in the moves panel
         self.late_said: tuple[int, str, int] | None = None  # the floor our late notice was for
 
@@ -355,7 +356,8 @@ class NetTable(Table):
         now = time.monotonic()
         asked = self.claim_tick(now)
         f, allowed = self.snap.floor, self.snap.allowed
-        if f is None or allowed is None or self.snap.state is None or self.run_over:
+        closed = self.run_over or self.leaving
+        if f is None or allowed is None or self.snap.state is None or closed:
             changed = self.clocks is not None
             self.clocks = None
             return changed or asked
@@ -413,6 +415,11 @@ class NetTable(Table):
             self.ui.refresh_table()
         self._say_ending()
 
+    def my_turn(self) -> bool:
+        """Our move, unless we have left: a resigner waits (up to 2 s) for the entry with its
+        resignation, and the seat's next move is its stand-in's."""
+        return not self.leaving and super().my_turn()
+
     def submit(self, move: Move) -> str | None:
         if not self.my_turn():
             return "it is not your turn"
@@ -437,4 +444,5 @@ class NetTable(Table):
         self.driver.send("claim" if claim else "wait")
 
     def close(self) -> None:
+        self.leaving = True
         self.driver.send("q")
