@@ -81,3 +81,17 @@ def test_analyse_the_sample_logs(name: str) -> None:
     assert "Analysis: expected final margin lost" in r.output
     for seat in rp.names:
         assert seat in r.output
+
+
+def test_a_bad_move_number_names_the_moves_as_verify_counts_them() -> None:
+    """`zoo replay LOG --at 999` said "the log has moves 0 (the start) to 37" for a game that
+    `zoo verify` says has 36 moves (step 37 is the end)."""
+    log = SAMPLES / "2p-standard.zoolog"
+    moves = load_replay(log).moves
+    r = runner.invoke(app, ["replay", str(log), "--at", "999", "--plain"], env={"COLUMNS": "200"})
+    assert r.exit_code == 1, r.output
+    assert f"moves 0 (the start) to {moves}, and {moves + 1}: the end" in r.output, r.output
+    r = runner.invoke(
+        app, ["replay", str(log), "--plain"], input="j999\nq\n", env={"COLUMNS": "200"}
+    )
+    assert f"to {moves}, and {moves + 1}: the end" in r.output, r.output

@@ -190,3 +190,12 @@ def test_a_bad_invite_is_a_usage_error_before_the_full_screen_opens(
     r = runner.invoke(app, ["join", "zoo://127.0.0.1:1/abc/XXXX"])
     assert r.exit_code == 2, r.output
     assert "bad server key" in r.output and opened == []
+
+
+def test_zoo_bot_help_speaks_of_the_bot() -> None:
+    """`zoo bot --help` said "--team TEAM  Your team", and nothing said that without
+    --identity the bot's game cannot be resumed."""
+    r = CliRunner().invoke(app, ["bot", "--help"], env={"COLUMNS": "200"})
+    text = " ".join(r.output.split())
+    assert "The bot's team: yellow, blue, green or red." in text and "Your team" not in text
+    assert "can be resumed" in text and "for this run only" in text

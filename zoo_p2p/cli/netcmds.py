@@ -335,12 +335,22 @@ def bot_cmd(
     name: Annotated[
         str | None, typer.Option(metavar="NAME", help="The bot's name at the table.")
     ] = None,
-    team: o.TeamOpt = None,
+    team: Annotated[
+        str | None,
+        typer.Option(
+            "--team",
+            callback=o.check_team,
+            metavar="TEAM",
+            help="The bot's team: yellow, blue, green or red.",
+        ),
+    ] = None,
     log: o.LogOpt = None,
     identity: Annotated[
         Path | None,
         typer.Option(
-            metavar="PATH", help="Key file (created if missing); default: a fresh key for this run."
+            metavar="PATH",
+            help="Key file (created if missing; with it the bot's game can be resumed); "
+            "default: a fresh key for this run only.",
         ),
     ] = None,
     seed: o.Seed = None,

@@ -325,9 +325,10 @@ def replay_command(
     if analysis:
         analyse(rp, plies=plies, seed=seed, console=console)
     last = len(rp.scenes) - 1
+    span = f"0 (the start) to {rp.moves}" + (f", and {last}: the end" if last > rp.moves else "")
     if at is not None:
         if not 0 <= at <= last:
-            _red(console, f"--at {at}: the log has moves 0 (the start) to {last}")
+            _red(console, f"--at {at}: the log has moves {span}")
             raise typer.Exit(1)
         console.print(render_scene(rp, at))
         return
@@ -365,7 +366,7 @@ def replay_command(
             if target.isdigit() and 0 <= int(target) <= last:
                 i = int(target)
             else:
-                _red(console, f"{shown(cmd)!r}: {KEYS}; moves go from 0 (the start) to {last}")
+                _red(console, f"{shown(cmd)!r}: {KEYS}; moves go from {span}")
 
 
 def _print_end(rp: Replay, console: Console) -> None:

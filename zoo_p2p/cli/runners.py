@@ -194,9 +194,17 @@ def score_line(session: Session) -> Text | None:
     return line
 
 
-def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console) -> int:
+def finish(
+    link: Link,
+    outcome: Outcome,
+    log_path: Path | None,
+    console: Console,
+    *,
+    key_kept: bool = True,
+) -> int:
     """Say how the run ended, the scores, where the log is, and what the audit says; return
-    the exit code (0 finished and sound, 130 interrupted, else 1)."""
+    the exit code (0 finished and sound, 130 interrupted, else 1). ``key_kept`` false: our key
+    was made for this run only (`zoo bot` without --identity), so no `zoo resume` can go on."""
     interrupted = outcome.reason == "interrupted"
     end_prompt = getattr(getattr(link, "driver", None), "end_prompt", None)
     if callable(end_prompt):  # --plain: the cursor may sit after the move prompt
@@ -234,12 +242,21 @@ def finish(link: Link, outcome: Outcome, log_path: Path | None, console: Console
         verdict = "ok: every signature, link, move, reveal and seed checks out"
     head, _, rest = verdict.partition(":")
     console.print(Text(f"audit: {head.upper()}" + (f" —{rest}" if rest else ""), style=style))
-    if (
+    resumable = (
         not s.finished
         and path is not None
         and not getattr(link, "resigned_self", False)
         and not outcome.never_started  # a seat never took its place: nothing to continue
-    ):
+    )
+    if resumable and not key_kept:
+        console.print(
+            Text(
+                "this game cannot be resumed here: the bot's key was made for this run only "
+                "(a bot started with --identity PATH keeps its key)",
+                style="yellow",
+            )
+        )
+    elif resumable:
         console.print(
             Text(f"to continue this game: zoo resume {path}", style="bold"), soft_wrap=True
         )
@@ -477,7 +494,9 @@ def run_join(
     finally:
         if mapping is not None:
             mapping.close()
-    return finish(joiner, outcome, files.path, console)
+    return finish(
+        joiner, outcome, files.path, console, key_kept=not (ephemeral and identity is None)
+    )
 
 
 def _joiner(
