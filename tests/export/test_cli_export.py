@@ -19,7 +19,11 @@ runner = CliRunner()
 
 
 def test_export_both_then_view_the_text_record(tmp_path: Path) -> None:
-    html, text = tmp_path / "g.html", tmp_path / "g.txt"
+    # a long path, whole on its line to copy: it was wrapped at 80 columns, so this test failed
+    # wherever the temporary directory's name was long (pytest-xdist's popen-gw1/ was enough)
+    out = tmp_path / ("exports-" * 8)
+    out.mkdir()
+    html, text = out / "g.html", out / "g.txt"
     r = runner.invoke(app, ["replay", str(LOG), "--html", str(html), "--text", str(text)])
     assert r.exit_code == 0, r.output
     assert f"wrote {html}" in r.output and f"wrote {text}" in r.output

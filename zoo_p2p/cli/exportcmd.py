@@ -98,14 +98,15 @@ def export_command(
     try:
         if html is not None:
             _write_atomic(html, to_html(record, marks=got))
-            console.print(
-                Text(f"wrote {shown(html)}: {len(record.moves)} moves, one page, works offline")
+            console.print(  # one line to copy, however long the path (as "log saved: …")
+                Text(f"wrote {shown(html)}: {len(record.moves)} moves, one page, works offline"),
+                soft_wrap=True,
             )
         if text is not None:
             kinds = {n: k for n, (k, _) in got.items()}
             notes = {n: note for n, (_, note) in got.items()}
             _write_atomic(text, to_text(record, comments=notes, marks=kinds))
-            console.print(Text(f"wrote {shown(text)}: {len(record.moves)} moves"))
+            console.print(Text(f"wrote {shown(text)}: {len(record.moves)} moves"), soft_wrap=True)
     except OSError as exc:
         raise _fail(console, f"cannot write the export: {shown(exc)}") from None
 
