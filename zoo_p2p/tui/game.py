@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -111,12 +112,27 @@ def captures_text(st: State, names: list[str]) -> Text:
     return out
 
 
+class MoveLine(Input):
+    """The typing line. While the claim question is open and nothing is typed, c and w are its
+    answers (the screen's bindings), not letters: the question comes first."""
+
+    claim_open: Callable[[], bool] = staticmethod(lambda: False)
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if character in ("c", "w") and not self.value and self.claim_open():
+            return False
+        return super().check_consume_key(key, character)
+
+
 class GameScreen(Screen[None]):
     """One game. Type a move (5@C3, C3-C4), or pick with keys or the mouse, then a target."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear", "clear", show=False),
         Binding("tab", "switch_focus", "board/typing", show=False, priority=True),
+        # the claim question's answers, before the typing line takes them as letters
+        Binding("c", "claim_answer(True)", "claim", show=False, priority=True),
+        Binding("w", "claim_answer(False)", "wait", show=False, priority=True),
     ]
 
     def __init__(self, table: Table, glyphs: Glyphs) -> None:
@@ -163,7 +179,9 @@ class GameScreen(Screen[None]):
                         yield Static(id="history-text", markup=False)
                     yield Static(id="captures", markup=False, classes="panel")
         yield Static(id="messages", markup=False)
-        yield Input(placeholder="type a move: 5@C3 or C3-C4 (Tab: board)", id="command")
+        line = MoveLine(placeholder="type a move: 5@C3 or C3-C4 (Tab: board)", id="command")
+        line.claim_open = lambda: self.table.question is not None
+        yield line
         yield Static(id="keys", markup=False)
 
     def on_mount(self) -> None:
@@ -714,6 +732,15 @@ class GameScreen(Screen[None]):
         """Drop the pick; from the typing line, go back to the board."""
         self.pick_hand = self.pick_sq = None
         self.query_one("#board", BoardView).focus()
+        self.redraw()
+
+    def action_claim_answer(self, claim: bool) -> None:
+        """c or w while the claim question is open, wherever the focus is (an empty typing line
+        included: the question is about another seat's turn); otherwise the key goes on."""
+        box = self.query_one("#command", Input)
+        if self.table.question is None or self.quitting or (self.focused is box and box.value):
+            raise SkipAction()
+        self.table.answer_claim(claim)
         self.redraw()
 
     def action_switch_focus(self) -> None:
