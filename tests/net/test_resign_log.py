@@ -70,6 +70,8 @@ def test_a_resigner_of_three_seats_says_it_resigned_and_its_log_stops_there(
     assert "you resigned" not in heard and "you left" not in heard, heard
     assert f"person, {who}, is back" not in heard, heard
     assert f"the stand-in for person, {who}, has taken the seat" in heard, heard
+    team = r.seats[seat].team.label  # until it has, the game waits for the stand-in, not for
+    assert f"waiting for person ({team}): a reconnect" not in heard, heard  # the person back
     whole = audit_file(procs.tmp / "host.zoolog")  # the game went on without it, to the end
     assert whole.verdict == "ok" and whole.ending_text is not None, whole.fault_reason
     assert whole.ending_text.startswith(f"finished ({who} resigned; a stand-in played on)")

@@ -636,19 +636,19 @@ class Link(Liveness):
     def awaited(self) -> list[tuple[int, str]]:
         """What the game waits for, from whom: [(seat index, "a move" | "a reveal" | …)].
 
-        A seat that is lost or has left is awaited for "a reconnect". A pending claim against
-        it follows in brackets: "a move (claim votes 1 of 2: seat 2 (Green); still needed: you)".
+        A seat that is lost or has left is awaited for "a reconnect" (one that resigned: for
+        "its stand-in", which the host starts). A pending claim against it follows in brackets:
+        "a move (claim votes 1 of 2: seat 2 (Green); still needed: you)".
         """
         s = self.session
         if s is None or s.finished or s.floor is None:
             return []
         f = s.floor
         st = self.seats_state[f.seat] if f.seat < len(self.seats_state) else None
-        what = (
-            "a reconnect"
-            if st is not None and st.state != "connected"
-            else _AWAITED.get(f.kind, "its next entry")
-        )
+        if st is not None and st.state != "connected":
+            what = "its stand-in" if f.seat in s.resigned else "a reconnect"
+        else:
+            what = _AWAITED.get(f.kind, "its next entry")
         votes = self.claim_votes()
         return [(f.seat, f"{what} ({votes})" if votes else what)]
 
