@@ -78,3 +78,13 @@ def test_exports_carry_the_analysis_marks(tmp_path: Path) -> None:
     assert kind in ("inaccuracy", "mistake", "blunder")
     assert 'class="mark"' in html.read_text()
     assert from_text(text.read_bytes()).moves  # the marks do not break reading it back
+
+
+def test_one_move_is_one_move(tmp_path: Path) -> None:
+    """`zoo replay replays/3p-standard-claimed-reveal.zoolog --text r.txt` said "1 moves"."""
+    log = Path(__file__).resolve().parents[2] / "replays" / "3p-standard-claimed-reveal.zoolog"
+    html, text = tmp_path / "r.html", tmp_path / "r.txt"
+    r = CliRunner().invoke(app, ["replay", str(log), "--html", str(html), "--text", str(text)])
+    assert r.exit_code == 0, r.output
+    assert ": 1 move, one page" in r.output and ": 1 move\n" in r.output, r.output
+    assert "1 moves" not in r.output

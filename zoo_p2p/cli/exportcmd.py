@@ -87,11 +87,12 @@ def export_command(
         if out is not None and out.resolve() == log.resolve():
             raise _fail(console, f"refusing to overwrite the log {shown(log)} with an export")
     record, entries = load_record(log, console)
+    moves = f"{len(record.moves)} move{'' if len(record.moves) == 1 else 's'}"
     got: dict[int, tuple[str, str]] = {}
     if analyse:
         from zoo_p2p.bots.analysis import analyse_entries
 
-        console.print(Text(f"analysing {len(record.moves)} moves with the expert…", style="dim"))
+        console.print(Text(f"analysing {moves} with the expert…", style="dim"))
         for m in analyse_entries(entries, work=plies, seed=seed):
             if m.mark:
                 got[m.ply + 1] = (m.mark, m.describe())
@@ -99,14 +100,14 @@ def export_command(
         if html is not None:
             _write_atomic(html, to_html(record, marks=got))
             console.print(  # one line to copy, however long the path (as "log saved: …")
-                Text(f"wrote {shown(html)}: {len(record.moves)} moves, one page, works offline"),
+                Text(f"wrote {shown(html)}: {moves}, one page, works offline"),
                 soft_wrap=True,
             )
         if text is not None:
             kinds = {n: k for n, (k, _) in got.items()}
             notes = {n: note for n, (_, note) in got.items()}
             _write_atomic(text, to_text(record, comments=notes, marks=kinds))
-            console.print(Text(f"wrote {shown(text)}: {len(record.moves)} moves"), soft_wrap=True)
+            console.print(Text(f"wrote {shown(text)}: {moves}"), soft_wrap=True)
     except OSError as exc:
         raise _fail(console, f"cannot write the export: {shown(exc)}") from None
 

@@ -235,7 +235,8 @@ def is_character_capture(state: State, move: Move) -> bool:
 
 
 def narrate(before: State, after: State, move: Move, names: Sequence[str], you: int | None) -> Text:
-    """One line: who did what, what it took, and what was revealed (grammatical for 'you')."""
+    """One line: who did what, what it took, and what was revealed (grammatical for 'you'); a
+    move whose reveal never came (``after.needs``: the log stops there) says so."""
     seat = before.to_move
     mine = seat == you
     line = Text()
@@ -258,6 +259,9 @@ def narrate(before: State, after: State, move: Move, names: Sequence[str], you: 
         line.append(f" and {'kill' if mine else 'kills'} the mutant (+{target.value})")
     else:
         line.append(f" and {take} {card_words(before, target)}")
+    if after.needs is not None:
+        line.append("; what it hid was never revealed", style="dim")
+        return line
     u_before, u_after = before.under(move.to), after.under(move.to)
     if u_before.kind == "unknown" and u_after.kind == "zoo":
         line.append(f"; below it: a {u_after.value}")

@@ -95,6 +95,15 @@ def load(path: Path) -> ReplayData:
                     after.top(move.to).kind == "mutant" and target.kind == "zoo",
                 )
             )
+    st = session.state
+    if st is not None and st.needs is not None and frames and len(st.history) >= len(frames):
+        # the last move's reveal never came (the log stops there, or is faulty from there): it
+        # is still a move of the game, as `zoo verify` and the line mode count it
+        before, move = frames[-1].state, st.history[len(frames) - 1]
+        after = st.clone()
+        line = narrate(before, after, move, names, None)
+        took = before.top(move.to).kind in ("character", "mutant")
+        frames.append(Frame(len(frames), after, move, line, took, False, False))
     report = audit(read.entries) if fault else report_for(session)
     deal = None
     if report.slot_tokens is not None and report.mutant_copies is not None:
