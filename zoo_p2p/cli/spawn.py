@@ -58,12 +58,21 @@ def spawn_bots(
             args += ["--think", str(think)]
         if keep_keys:
             args += ["--identity", str(workdir / f"bot{i + 1}.key")]
-        err = open(workdir / f"bot{i + 1}.err", "ab")  # noqa: SIM115 - handed to the child
-        procs.append(
-            subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
-        )
-        err.close()
+        procs.append(_popen(args, workdir / f"bot{i + 1}.err"))
     return procs
+
+
+def _popen(args: list[str], err_path: Path) -> subprocess.Popen[bytes]:
+    """Start a bot with its stderr appended to `err_path`, unwrapped: `watch_bots` names its
+    last line, which at the default 80 columns was the tail of a wrapped one ("glong/bot1.key
+    is readable by others…", the path cut)."""
+    import os
+
+    env = {**os.environ, "COLUMNS": "10000"}
+    with open(err_path, "ab") as err:
+        return subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env
+        )
 
 
 def reap(procs: Sequence[subprocess.Popen[bytes]], timeout: float = 5.0) -> None:
@@ -94,7 +103,7 @@ def watch_bots(
             if code is not None:
                 err = workdir / f"bot{i + 1}.err"
                 lines = err.read_text(errors="replace").strip().splitlines() if err.exists() else []
-                why = shown(lines[-1]) if lines else f"it exited with code {code}"
+                why = shown(lines[-1], 500) if lines else f"it exited with code {code}"
                 console.print(Text(f"bot {i + 1} could not start: {why}", style="red"))
                 link.leave(f"bot {i + 1} could not start")
                 return
@@ -178,10 +187,7 @@ def _spawn_stand_in(
         "30",
         "--quiet",
     ]
-    err = open(workdir / f"standin-{seat + 1}.err", "ab")  # noqa: SIM115 - handed to the child
-    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
-    err.close()
-    return p
+    return _popen(args, workdir / f"standin-{seat + 1}.err")
 
 
 def respawn(invite: Invite, workdir: Path, count: int, level: str) -> list[subprocess.Popen[bytes]]:
