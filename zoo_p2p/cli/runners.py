@@ -381,8 +381,14 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         tmp.write_text(str(host.invite) + "\n")
         tmp.replace(plan.invite_file)
     procs: list[subprocess.Popen[bytes]] = []
-    # our bots keep their keys and logs with the game, so `zoo resume` can restart them
-    bots_dir = bots_dir_for(plan.log_path)
+    # our bots keep their keys and logs with the game, so `zoo resume` can restart them; what
+    # an earlier game left there (its log since deleted) is moved aside, never reused or deleted
+    bots_dir, moved = bots_dir_for(plan.log_path)
+    if moved is not None:
+        console.print(
+            Text(f"moved {bots_dir} (an earlier game's bots) aside to {moved}", style="yellow"),
+            soft_wrap=True,
+        )
     files.sidecar = dataclasses.replace(
         files.sidecar, bots_dir=str(bots_dir), bot_level=plan.level, bot_count=plan.bots
     )
@@ -494,6 +500,11 @@ def run_join(
     finally:
         if mapping is not None:
             mapping.close()
+    if joiner.other_game and log_path is not None:  # not "to continue this game: zoo resume"
+        raise NetError(
+            f"{log_path} is the log of another game, and the host at this invite is gathering "
+            "a new one: it turned us away; pass another --log (or move that file aside)"
+        )
     return finish(
         joiner, outcome, files.path, console, key_kept=not (ephemeral and identity is None)
     )

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from zoo_p2p.driver import GameLink
 from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.wire import NetError
 from zoo_p2p.text import shown
 
 SPAWN = [sys.executable, "-c", "from zoo_p2p.cli.app import main; main()"]
@@ -102,9 +103,13 @@ def watch_bots(
     link.call_later(0.5, check)
 
 
-def bots_dir_for(log_path: Path | None) -> Path:
+def bots_dir_for(log_path: Path | None) -> tuple[Path, Path | None]:
     """Where a host keeps its bots' keys and logs for the whole game: `<log>.bots/` beside the
-    log, or a fresh `bots-…` directory in the logs directory (mode 0700)."""
+    log, or a fresh `bots-…` directory in the logs directory (mode 0700).
+
+    A new game's `<log>.bots/` that already holds files belongs to an earlier game whose log
+    is gone: its bots would resume that game's logs. It is renamed to
+    `<log>.bots.old`, `<log>.bots.old-2`, … (never deleted); the new name is returned too."""
     import os
 
     from zoo_p2p import storage
@@ -114,8 +119,18 @@ def bots_dir_for(log_path: Path | None) -> Path:
         if log_path is not None
         else storage.logs_dir() / f"bots-{os.urandom(4).hex()}"
     )
+    moved = None
+    if path.is_dir() and any(path.iterdir()):
+        for n in range(1, 1000):
+            aside = path.with_name(path.name + (".old" if n == 1 else f".old-{n}"))
+            if not aside.exists() and not aside.is_symlink():
+                path.rename(aside)
+                moved = aside
+                break
+        else:
+            raise NetError(f"{path} holds an earlier game's bots: move it aside")
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
+    return path, moved
 
 
 def spawn_stand_in(

@@ -70,6 +70,7 @@ RCVHWM = 1_000  # messages queued per link before libzmq stops reading its socke
 NO_CURVE = bytes(32)  # the invite's key when the host runs without CURVE (debugging only)
 # Bounds on what any one client can make the host hold (protocol/TRANSPORT.md §9).
 HANDSHAKE_IVL_MS = 5000  # a TCP connection must finish the ZMTP/CURVE handshake within this
+OTHER_GAME = "you are in another game"  # a host's reject of a hello naming another game id
 HELLO_TIMEOUT = 5.0  # ... and then say a valid hello within this many seconds of being accepted
 MAX_PENDING = 64  # accepted connections without a valid hello yet (the oldest is dropped)
 MAX_LINKS = 256  # accepted connections in all (beyond it the newest is dropped)
@@ -1201,8 +1202,16 @@ class Host(Link):
                 self._send(rid, wire.pack("reject", reason="the game has started without you"))
                 return
             if hello.game is not None and hello.game != self.session.game_id:
-                self._send(rid, wire.pack("reject", reason="you are in another game"))
+                self._send(rid, wire.pack("reject", reason=OTHER_GAME))
                 return
+        elif hello.game is not None:  # it resumes a log of another game: no seat in this lobby
+            self._send(rid, wire.pack("reject", reason=OTHER_GAME))
+            self._once(
+                "othergame",
+                f"turned away {shown(hello.name, 40)} ({self.fingerprint(hello.pub)}): "
+                "it is resuming the log of another game",
+            )
+            return
         elif seat is None:
             if len(self.lobby) >= self.options.players:
                 self._send(rid, wire.pack("reject", reason="the game is full"))
@@ -1431,6 +1440,7 @@ class Joiner(Link):
         self.seat_no: int | None = None
         self.lobby_seats: list[tuple[str, str, int]] = []
         self._hints_told = False  # we said "hints are allowed at this table" (lobby or genesis)
+        self.other_game = False  # the host turned us away: our log is of another game
         self._leave_reason = ""  # what our leave says, when not the outcome's reason
         pub_z85, sec_z85 = zmq.curve_keypair()
         self.curve_pub = z85.decode(pub_z85)
@@ -1770,6 +1780,7 @@ class Joiner(Link):
             self._on_resign(None, msg["r"], b"")
         elif kind == "reject":
             self._host_gone = True
+            self.other_game = self.session is not None and msg["reason"] == OTHER_GAME
             self.stopped = Outcome(False, f"the host said: {shown(msg['reason'])}", self._have())
         elif kind == "leave":
             self._host_gone = True

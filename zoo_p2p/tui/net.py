@@ -14,7 +14,7 @@ import io
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +53,7 @@ class Snapshot:
     hints: bool = False  # the genesis allows hints: every seat agreed (PROTOCOL.md §3.2)
     links: tuple[str, ...] | None = None  # per seat: "direct", "via host", "host link" or ""
     ended: str | None = None  # how a game ended without a final position (a claim, resigned)
+    entries: tuple[bytes, ...] = ()  # the log so far: to narrate moves not seen one by one
 
 
 def seat_links(link: GameLink) -> tuple[str, ...] | None:
@@ -114,7 +115,30 @@ def snapshot(link: GameLink) -> Snapshot:
         s.genesis.hints,
         seat_links(link),
         ended,
+        tuple(s.entries),
     )
+
+
+def settled_states(entries: Sequence[bytes]) -> list[State]:
+    """The public position before the first move and after each settled move (its reveals
+    in): item i is the position before move i. Replayed from a copy of the log's entries in a
+    seatless session of our own, as `zoo replay` reads a log (the link's session is never
+    touched); as far as they replay, [] for none."""
+    from zoo_p2p.protocol.session import Session
+
+    out: list[State] = []
+    if not entries:
+        return out
+    try:
+        session = Session(entries[0])
+        for raw in entries[1:]:
+            session.receive(raw)
+            st = session.state
+            if st is not None and st.needs is None and len(st.history) == len(out):
+                out.append(st.public())
+    except ZooError:  # our own log, checked as it came: not expected; narrate what replayed
+        log.warning("the moves panel could not replay the log past %d moves", len(out))
+    return out
 
 
 def _shielded(fn: Callable[..., Any], *args: Any) -> None:
@@ -325,20 +349,26 @@ class NetTable(Table):
         return self.run_over
 
     def start(self) -> None:
-        """Moves already played when the screen opened (a resumed game, a quick first mover)."""
+        """Moves already played when the screen opened (a resumed game, a quick first mover, a
+        joiner whose screen opened late): narrated as they would have been one by one, from
+        the positions replayed from the log. A last move whose reveals are still coming is
+        narrated when they came (`update`)."""
         st = self.snap.state
         if st is None or self.ui is None:
             return
         before = self.shadow
-        one_more = before is not None and len(st.history) == len(before.history) + 1
-        if before is not None and one_more and st.needs is None:
-            for m in before.history:
+        past = settled_states(self.snap.entries)
+        n = len(st.history)
+        pending = st.needs is not None and n > 0 and len(past) >= n
+        for i in range(n - 1 if pending else n):
+            m = st.history[i]
+            if i + 1 < len(past):
+                self.ui.moved(past[i], past[i + 1], m)
+            elif before is not None and len(before.history) == i == n - 1 and st.needs is None:
+                self.ui.moved(before, st, m)  # no log to replay: the position we saw last
+            else:
                 self.ui.log_line(Text(move_name(m)))
-            self.ui.moved(before, st, st.history[-1])
-        else:
-            for m in st.history:
-                self.ui.log_line(Text(move_name(m)))
-        self.shadow = st
+        self.shadow = past[n - 1] if pending else st
         self._say_ending()
 
     def ended(self) -> str | None:
@@ -406,9 +436,13 @@ class NetTable(Table):
             new = st.history[len(before.history) :]
             if len(new) == 1:
                 self.ui.moved(before, st, new[0])
-            else:  # several at once (catching up): no state between them to narrate from
-                for m in new:
-                    self.ui.log_line(Text(move_name(m)))
+            else:  # several at once (catching up): the positions between, from the log
+                past = settled_states(snap.entries)
+                for i, m in enumerate(new, len(before.history)):
+                    if i + 1 < len(past):
+                        self.ui.moved(past[i], past[i + 1], m)
+                    else:
+                        self.ui.log_line(Text(move_name(m)))
                 self.ui.refresh_table()
             self.shadow = st
         else:
