@@ -46,8 +46,13 @@ def test_the_closing_lines_start_below_a_waiting_prompt(tmp_path: Path) -> None:
     driver.con.print("Your move " + PROMPT_HINT, end="")
     driver.at_prompt = True
     link: Any = SimpleNamespace(session=s, sink=None, mesh=None, driver=driver)
-    finish(link, Outcome(False, "the host left: interrupted", len(s)), tmp_path / "x", console)
-    assert "\nthe host left: interrupted;" in buf.getvalue()
+    finish(
+        link,
+        Outcome(False, "the host left (it said: interrupted)", len(s)),
+        tmp_path / "x",
+        console,
+    )
+    assert "\nthe host left (it said: interrupted);" in buf.getvalue()
 
 
 def test_an_ending_a_notice_just_printed_is_not_printed_again(tmp_path: Path) -> None:

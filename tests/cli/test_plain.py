@@ -279,7 +279,8 @@ def test_a_seat_lost_before_its_turn_is_named_again_when_the_game_waits_for_it()
     d, link, out = _driver()
     link.waits = [(0, "a move")]
     d.on_seats([SeatPresence("connected"), SeatPresence("lost", 1)], link)  # type: ignore[arg-type]
-    assert "lost the connection; waiting for you (Yellow): a move" in out.getvalue()
+    assert "(Blue) lost the connection\n" in out.getvalue()
+    assert "waiting for you" not in out.getvalue()  # our own move: the prompt says so (as the app)
     d.on_seats([SeatPresence("connected"), SeatPresence("lost", 2)], link)  # type: ignore[arg-type]
     assert out.getvalue().count("lost the connection") == 1  # the ticking count is not news
     link.waits = [(1, "a reconnect")]  # the game has come to the lost seat

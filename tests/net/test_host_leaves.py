@@ -1,7 +1,7 @@
 """When the host leaves (Ctrl-C, `leave`), it sends `leave` and closes: the joiner reads that
 message and, right behind it, the disconnect its socket monitor reports. Handled in that order
 in one turn of the loop (the joiner was busy when both came), the disconnect used to print
-"lost the host; reconnecting…" before the closing "the host left: …". Real processes on
+"lost the host; reconnecting…" before the closing "the host left (it said: …)". Real processes on
 127.0.0.1; the joiner is stopped (SIGSTOP) while the host leaves, so both are waiting for it
 when it goes on; bounded waits, no sleeps."""
 
@@ -24,5 +24,5 @@ def test_a_joiner_whose_host_left_says_only_that_the_host_left(procs: Procs) -> 
         joiner.send_signal(signal.SIGCONT)
     assert procs.wait(joiner, "joiner", 20) == 1, procs.text("joiner")
     out = (procs.tmp / "joiner.out").read_text(errors="replace")
-    assert "the host left: interrupted" in out, out
+    assert "the host left (it said: interrupted)" in out, out
     assert "lost the host" not in out and "reconnecting" not in out, out

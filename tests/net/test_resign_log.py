@@ -7,13 +7,14 @@ Real processes on 127.0.0.1, bounded waits."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from tests.net.harness import Procs, audit_file, wait_for
 from zoo_p2p.text import seat_word
 
 
-def test_the_resigning_seat_keeps_its_resignation_in_its_own_log(procs: Procs) -> None:
-    host, invite = procs.host("--players", "2", "--bot", "greedy")
+def _resign(procs: Procs, invite: str) -> Path:
+    """A person joins, resigns at its first move prompt (`q`, confirmed) and leaves; its output."""
     person = procs.human(invite, "person")
     out = procs.tmp / "person.out"
     wait_for(
@@ -23,6 +24,12 @@ def test_the_resigning_seat_keeps_its_resignation_in_its_own_log(procs: Procs) -
     )
     procs.type(person, b"q\ny\n")
     procs.wait(person, "person")
+    return out
+
+
+def test_the_resigning_seat_keeps_its_resignation_in_its_own_log(procs: Procs) -> None:
+    host, invite = procs.host("--players", "2", "--bot", "greedy")
+    out = _resign(procs, invite)
     procs.wait(host, "host")
     said = " ".join(out.read_text(errors="replace").split())
     r = audit_file(procs.tmp / "person.zoolog")
@@ -39,15 +46,7 @@ def test_a_resigner_of_three_seats_says_it_resigned_and_its_log_stops_there(
     itself: it left before the entry with its resignation reached it. Now it waits (bounded) for
     that entry; its log ends there and says so, claiming no result (verdict incomplete)."""
     host, invite = procs.host("--players", "3", "--bots", "1", "--bot", "greedy", quiet=False)
-    person = procs.human(invite, "person")
-    out = procs.tmp / "person.out"
-    wait_for(
-        lambda: "Your move" in out.read_text(errors="replace") or person.poll() is not None,
-        40,
-        "the person's move prompt",
-    )
-    procs.type(person, b"q\ny\n")
-    procs.wait(person, "person")
+    out = _resign(procs, invite)
     assert procs.wait(host, "host", 60) == 0, procs.text("host")
     text = out.read_text(errors="replace")
     said = " ".join(text.split())

@@ -11,7 +11,10 @@ from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.lobby import LobbyScreen
 
 
-def _lobby_after(rows: list[tuple[str, str, int]], need: int) -> str:
+def _lobby(rows: list[tuple[str, str, int]] | None, need: int, *, closed: bool = False) -> str:
+    """The app's screen after the lobby got ``rows`` (if any) for ``need`` seats, and then,
+    with ``closed``, the peer's run ending before the game (an error, the host left)."""
+
     async def run() -> str:
         app = ZooApp(glyphs=UTF8)
         async with app.run_test(size=(100, 24)) as pilot:
@@ -19,13 +22,20 @@ def _lobby_after(rows: list[tuple[str, str, int]], need: int) -> str:
             app.lobby = lobby
             await app.push_screen(lobby)
             await pilot.pause()
-            app.net_lobby(rows, need)
+            if rows is not None:
+                app.net_lobby(rows, need)
+            if closed:
+                app.net_done(1)
             await pilot.pause()
             text = screen_text(app)
             app.exit(0)
         return text
 
     return asyncio.run(run())
+
+
+def _lobby_after(rows: list[tuple[str, str, int]], need: int) -> str:
+    return _lobby(rows, need)
 
 
 def test_the_lobby_names_how_many_players_are_still_awaited() -> None:
@@ -37,22 +47,7 @@ def test_the_lobby_names_how_many_players_are_still_awaited() -> None:
 
 
 def _lobby_closed(rows: list[tuple[str, str, int]] | None) -> str:
-    async def run() -> str:
-        app = ZooApp(glyphs=UTF8)
-        async with app.run_test(size=(100, 24)) as pilot:
-            lobby = LobbyScreen(UTF8)
-            app.lobby = lobby
-            await app.push_screen(lobby)
-            await pilot.pause()
-            if rows is not None:
-                app.net_lobby(rows, 3)
-            app.net_done(1)  # the peer's run ended before the game (an error, the host left)
-            await pilot.pause()
-            text = screen_text(app)
-            app.exit(0)
-        return text
-
-    return asyncio.run(run())
+    return _lobby(rows, 3, closed=True)
 
 
 def test_a_closed_lobby_stops_saying_it_waits() -> None:

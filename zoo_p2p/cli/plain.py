@@ -205,7 +205,9 @@ class ConsoleDriver:
         if not gone:
             self.say(Text("everyone is connected", style="green"))
             return
-        waits = [f"waiting for {seat_name(s, i)}: {what}" for i, what in link.awaited()]
+        waits = [  # never "waiting for you": the prompt says whose move it is (as in the app)
+            f"waiting for {seat_name(s, i)}: {what}" for i, what in link.awaited() if i != s.seat
+        ]
         self.say(Text("; ".join(gone + waits), style="yellow"))
 
     def on_presence(self, up: list[bool], link: GameLink) -> None:

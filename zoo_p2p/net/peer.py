@@ -1787,7 +1787,7 @@ class Joiner(Link):
             done = self.session is not None and self.session.finished
             self.stopped = Outcome(
                 done,
-                "game over" if done else f"the host left: {shown(msg['reason'])}",
+                "game over" if done else f"the host left (it said: {shown(msg['reason'])})",
                 self._have(),
             )
         elif kind == "bye":
