@@ -9,22 +9,10 @@ from pathlib import Path
 
 from rich.console import Console
 
+from tests.cli.fakes import WatchLink
 from zoo_p2p.cli import spawn
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.protocol.crypto import fingerprint
-
-
-class _Link:
-    """Just enough of a peer for `watch_bots`: timers run when called, `leave` is recorded."""
-
-    session = None
-    stopped: str | None = None
-
-    def leave(self, reason: str) -> None:
-        self.stopped = reason
-
-    def call_later(self, delay: float, fn: object) -> None:
-        self.pending = fn
 
 
 def test_a_bot_that_cannot_start_is_named_with_its_whole_reason(tmp_path: Path) -> None:
@@ -42,7 +30,7 @@ def test_a_bot_that_cannot_start_is_named_with_its_whole_reason(tmp_path: Path) 
     finally:
         if bot.poll() is None:
             bot.kill()
-    link = _Link()
+    link = WatchLink()
     out = Console(record=True, width=1000)
     spawn.watch_bots(link, [bot], workdir, out)  # type: ignore[arg-type]
     link.pending()  # type: ignore[operator]

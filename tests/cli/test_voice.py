@@ -14,6 +14,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from tests.cli.fakes import WatchLink
 from tests.net.harness import ZOO
 from zoo_p2p import __version__
 from zoo_p2p.cli import spawn
@@ -126,19 +127,6 @@ def test_ctrl_c_exits_130(tmp_path: Path) -> None:
             p.kill()
 
 
-class _Link:
-    """Just enough of a peer for `watch_bots`: timers run at once, `leave` is recorded."""
-
-    session = None
-    stopped: str | None = None
-
-    def leave(self, reason: str) -> None:
-        self.stopped = reason
-
-    def call_later(self, delay: float, fn: object) -> None:
-        self.pending = fn
-
-
 def test_a_bot_that_cannot_start_is_named_and_stops_the_host(tmp_path: Path) -> None:
     err = tmp_path / "bot1.err"
     with err.open("wb") as f:
@@ -146,7 +134,7 @@ def test_a_bot_that_cannot_start_is_named_and_stops_the_host(tmp_path: Path) -> 
             [sys.executable, "-c", "import sys; sys.exit('unknown bot level: wizard')"], stderr=f
         )
     bad.wait(30)
-    link = _Link()
+    link = WatchLink()
     out = Console(record=True, width=200)
     spawn.watch_bots(link, [bad], tmp_path, out)  # type: ignore[arg-type]
     link.pending()  # type: ignore[operator]

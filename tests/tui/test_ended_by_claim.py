@@ -9,23 +9,16 @@ import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 
+from tests.tui.netscreen import net_game, session_of
 from zoo_p2p.protocol.session import Session
-from zoo_p2p.storage import read_log
-from zoo_p2p.tui.app import ZooApp
 from zoo_p2p.tui.capture import screen_text
-from zoo_p2p.tui.facts import UTF8
-from zoo_p2p.tui.game import GameScreen
-from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot, snapshot
+from zoo_p2p.tui.net import Snapshot, snapshot
 
 CLAIMED = Path(__file__).parents[2] / "replays" / "2p-standard-claimed-move.zoolog"
 
 
 def _claimed_session(upto: int | None = None) -> Session:
-    entries = read_log(CLAIMED).entries
-    session = Session(entries[0])
-    for raw in entries[1:upto]:
-        session.receive(raw)
-    return session
+    return session_of(CLAIMED, upto)
 
 
 def test_the_snapshot_of_a_claimed_game_says_how_it_ended() -> None:
@@ -39,20 +32,11 @@ def test_the_snapshot_of_a_claimed_game_says_how_it_ended() -> None:
 
 def _screen(snap: Snapshot) -> tuple[str, str]:
     async def run() -> tuple[str, str]:
-        app = ZooApp(glyphs=UTF8)
-        async with app.run_test(size=(120, 40)) as pilot:
-            driver = AppDriver(app)
-            app.net_driver = driver
-            table = NetTable(driver, snap)
-            app.table = table
-            await app.push_screen(GameScreen(table, UTF8))
-            await pilot.pause()
+        async with net_game(snap) as (app, pilot, _table):
             live = screen_text(app)
             app.net_done(0)  # the peer's run ended after the claim
             await pilot.pause()
             after = screen_text(app)
-            driver.close()
-            app.exit(0)
         return live, after
 
     return asyncio.run(run())

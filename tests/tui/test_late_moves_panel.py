@@ -10,13 +10,12 @@ import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 
+from tests.tui.netscreen import net_game, session_of
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.storage import read_log
-from zoo_p2p.tui.app import ZooApp
 from zoo_p2p.tui.capture import screen_text
-from zoo_p2p.tui.facts import UTF8, narrate
-from zoo_p2p.tui.game import GameScreen
-from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot, snapshot
+from zoo_p2p.tui.facts import narrate
+from zoo_p2p.tui.net import Snapshot, snapshot
 from zoo_p2p.tui.replay import load
 
 LOG = Path(__file__).parents[2] / "replays" / "3p-standard.zoolog"
@@ -25,10 +24,7 @@ ME = 1  # a joiner's seat
 
 def _snap(upto: int) -> Snapshot:
     """Seat ME's view of the game after the log's first `upto` entries."""
-    entries = read_log(LOG).entries
-    session = Session(entries[0])
-    for raw in entries[1:upto]:
-        session.receive(raw)
+    session = session_of(LOG, upto)
     snap = snapshot(SimpleNamespace(session=session))  # type: ignore[arg-type,unused-ignore]
     return Snapshot(**{**snap.__dict__, "seat": ME})
 
@@ -57,20 +53,11 @@ def _entries_for(moves: int, *, settled: bool) -> int:
 
 def _panel(snap: Snapshot, later: Snapshot | None = None) -> str:
     async def run() -> str:
-        app = ZooApp(glyphs=UTF8)
-        async with app.run_test(size=(200, 50)) as pilot:
-            driver = AppDriver(app)
-            app.net_driver = driver
-            table = NetTable(driver, snap)
-            app.table = table
-            await app.push_screen(GameScreen(table, UTF8))
-            await pilot.pause()
+        async with net_game(snap, (200, 50)) as (app, pilot, table):
             if later is not None:
                 table.update(later)
                 await pilot.pause()
             shot = screen_text(app)
-            driver.close()
-            app.exit(0)
         return shot
 
     return asyncio.run(run())
