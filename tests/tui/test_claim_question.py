@@ -9,7 +9,7 @@ import asyncio
 import os
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from textual.widgets import Static
@@ -153,11 +153,8 @@ def test_the_question_shows_the_votes_and_counts_down_in_place() -> None:
             await pilot.pause()
             seen["asked"] = _panel(screen, "#seats")
             # seat 4 votes 10 s later: the loop hands the driver the question, updated
-            came = ClaimQuestion(
-                2,
-                "seat 3 (Green)",
-                "its move",
-                60,
+            came = replace(
+                ASKED_4,
                 voted=("seat 2 (Blue)", "seat 4 (Red)"),
                 missing=("you",),
                 claims_in=50,
@@ -175,15 +172,7 @@ def test_the_question_shows_the_votes_and_counts_down_in_place() -> None:
             await pilot.press("w")  # the person waits: the question goes
             await pilot.pause()
             # a vote while the person waits: no question to change, so one message says it
-            waiting = ClaimQuestion(
-                2,
-                "seat 3 (Green)",
-                "its move",
-                60,
-                voted=("seat 2 (Blue)", "seat 4 (Red)"),
-                missing=("you",),
-                came=("seat 4 (Red)",),
-            )
+            waiting = replace(came, claims_in=None)  # the person chose to wait: no count-down
             await asyncio.to_thread(driver.on_claim_votes, waiting, link)
             await pilot.pause()
             seen["after_w"] = _panel(screen, "#seats")
