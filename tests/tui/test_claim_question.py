@@ -9,9 +9,12 @@ import asyncio
 import os
 import re
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from tests.tui.conftest import local_table
@@ -40,6 +43,22 @@ class _Link:
         return True
 
 
+@asynccontextmanager
+async def _game_screen() -> AsyncIterator[tuple[Pilot[int], AppDriver, NetTable, GameScreen]]:
+    """The app on a network game's screen (a local game's position, seat 0 of two), its driver
+    as the peer's loop would call it."""
+    app = ZooApp(glyphs=UTF8)
+    async with app.run_test(size=(120, 40)) as pilot:
+        st = local_table().state
+        driver = AppDriver(app)
+        table = NetTable(driver, Snapshot(st, ["me", "them"], 0, False, None, None, None))
+        app.table = table
+        screen = GameScreen(table, UTF8)
+        await app.push_screen(screen)
+        await pilot.pause()
+        yield pilot, driver, table, screen
+
+
 def _panel(screen: GameScreen, wid: str) -> str:
     return str(screen.query_one(wid, Static).content)
 
@@ -47,16 +66,8 @@ def _panel(screen: GameScreen, wid: str) -> str:
 def test_c_and_w_answer_the_question_through_the_loop_and_it_goes_when_the_link_says() -> None:
     async def run() -> dict[str, Any]:
         seen: dict[str, Any] = {}
-        app = ZooApp(glyphs=UTF8)
-        async with app.run_test(size=(120, 40)) as pilot:
-            st = local_table().state
-            driver = AppDriver(app)
+        async with _game_screen() as (pilot, driver, _table, screen):
             os.set_blocking(driver._r, False)  # a missing answer fails, never hangs
-            table = NetTable(driver, Snapshot(st, ["me", "them"], 0, False, None, None, None))
-            app.table = table
-            screen = GameScreen(table, UTF8)
-            await app.push_screen(screen)
-            await pilot.pause()
             link = _Link()
             # the loop's thread offers the claim: the person is asked, nothing is claimed yet
             seen["claims_at_once"] = await asyncio.to_thread(driver.on_claim_offer, QUESTION, link)
@@ -139,15 +150,7 @@ def test_the_question_shows_the_votes_and_counts_down_in_place() -> None:
 
     async def run() -> dict[str, Any]:
         seen: dict[str, Any] = {}
-        app = ZooApp(glyphs=UTF8)
-        async with app.run_test(size=(120, 40)) as pilot:
-            st = local_table().state
-            driver = AppDriver(app)
-            table = NetTable(driver, Snapshot(st, ["me", "them"], 0, False, None, None, None))
-            app.table = table
-            screen = GameScreen(table, UTF8)
-            await app.push_screen(screen)
-            await pilot.pause()
+        async with _game_screen() as (pilot, driver, table, screen):
             link = _Link()
             await asyncio.to_thread(driver.on_claim_offer, ASKED_4, link)
             await pilot.pause()
