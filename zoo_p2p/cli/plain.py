@@ -191,7 +191,8 @@ class ConsoleDriver:
         s = link.session
         states = [st.state for st in seats]
         # a seat lost while others still had moves to make: say so again when the game reaches it
-        stalled = [i for i, _ in link.awaited() if i < len(seats) and seats[i].state != "connected"]
+        awaited = link.awaited()
+        stalled = [i for i, _ in awaited if i < len(seats) and seats[i].state != "connected"]
         if s is None or self.console is None or (states, stalled) == (self._states, self._stalled):
             return
         if getattr(s, "ending", None) is not None:  # claimed or resigned: nobody is awaited
@@ -206,7 +207,7 @@ class ConsoleDriver:
             self.say(Text("everyone is connected", style="green"))
             return
         waits = [  # never "waiting for you": the prompt says whose move it is (as in the app)
-            f"waiting for {seat_name(s, i)}: {what}" for i, what in link.awaited() if i != s.seat
+            f"waiting for {seat_name(s, i)}: {what}" for i, what in awaited if i != s.seat
         ]
         self.say(Text("; ".join(gone + waits), style="yellow"))
 
