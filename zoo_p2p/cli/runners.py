@@ -128,15 +128,17 @@ def resume_session(key: Ed25519PrivateKey, path: Path) -> tuple[Session, storage
     try:
         try:
             session = session_factory(key)(entries[0])
-        except LocalProtocolError:
-            raise NetError(f"{path}: our key plays no seat of this game") from None
+        except LocalProtocolError:  # not our game: said after the entries are checked
+            session = Session(entries[0])
         for e in entries[1:]:
             index += 1
             session.receive(e)
     except RemoteProtocolError as exc:  # a corrupt or forged entry: say which one
         raise NetError(f"cannot resume {path}: entry {index}: {exc}; {more}") from None
-    if session.seat is None:  # the log holds our resignation (PROTOCOL.md §10.4)
-        raise NetError(f"{path}: we resigned this game; a stand-in plays our seat on")
+    if session.seat is None:
+        if raw_public(key) in [s.public_key for s in session.seats]:  # our resignation is in it
+            raise NetError(f"{path}: we resigned this game; its stand-in plays our seat on")
+        raise NetError(f"{path}: our key plays no seat of this game")
     if len(session.entries) != len(entries):  # pragma: no cover - storage drops torn tails
         raise NetError(f"{path}: only {len(session.entries)} of {len(entries)} entries chain")
     return session, storage.LogWriter(path)
