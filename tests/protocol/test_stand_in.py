@@ -176,7 +176,7 @@ def test_the_auditor_rejects_a_forged_stand_in_move_naming_the_entry() -> None:
     assert report.verdict == "rejected" and report.fault_index == k
     assert report.fault_seat is None and report.cheater is None
     assert report.fault_reason is not None
-    assert f"the reference policy gives {chosen}" in report.fault_reason
+    assert f"the reference policy gives move {chosen}" in report.fault_reason
     assert f"this is move {other}" in report.fault_reason
     with pytest.raises(RemoteProtocolError) as info:
         watcher.receive(forged)

@@ -431,7 +431,7 @@ class Session:
             why = f"{who} does not hold the floor (floor: {self._floor})"
         else:
             w = decode_entry(want)
-            what = str(decode_move(w.body)) if w.kind == Kind.MOVE else repr(w.kind)
+            what = f"move {decode_move(w.body)}" if w.kind == Kind.MOVE else repr(w.kind)
             got = e.kind
             if e.kind == Kind.MOVE:
                 try:
