@@ -295,11 +295,12 @@ class Link(Liveness):
         self._sync_asked: tuple[int, float] = (-1, 0.0)
         self.dropped = 0  # frames dropped as garbage (tests read it)
         # ZOO_NET_TRACE=DIR: append "event n monotonic_ns" lines for bench/bench_net.py
+        # (buffered, written out at close: no write on the path being measured)
         trace_dir = os.environ.get("ZOO_NET_TRACE")
         self._trace_file = None
         if trace_dir:
             self._trace_file = open(  # noqa: SIM115 - kept for the run
-                os.path.join(trace_dir, f"{os.getpid()}.trace"), "a", buffering=1
+                os.path.join(trace_dir, f"{os.getpid()}.trace"), "a", buffering=1 << 20
             )
         self._settled = -1
         self._own_move = False
@@ -335,6 +336,7 @@ class Link(Liveness):
         self._own_move = True
         if self._trace_file is not None and self.session.state is not None:
             self._trace("sent", len(self.session.state.history) + 1)
+            self._trace("mk", before)
         self.session.move(move)
         self._advance(before)
 
@@ -407,6 +409,8 @@ class Link(Liveness):
                     )
                 foreign += 1
                 continue
+            if self._trace_file is not None and seq == len(s):
+                self._trace("rx", seq)
             try:
                 events = s.receive(entry)
             except RemoteProtocolError as exc:
@@ -426,6 +430,8 @@ class Link(Liveness):
             if gaps:
                 gap = gaps[0].expected_seq
                 break
+            if self._trace_file is not None and events:
+                self._trace("ok", seq)
             seen.extend(events)
         self._advance(before, seen)
         return gap
@@ -461,6 +467,9 @@ class Link(Liveness):
             if self.mesh is not None and len(s) > own_from:  # ours, to every seat directly
                 self.mesh.push_own(own_from, s.entries[own_from:])
             self.publish(before, s.entries[before:], own_from)
+            if self._trace_file is not None:
+                for seq in range(own_from, len(s)):
+                    self._trace("tx", seq)
         self._own_move = False
         self._flush_log()
         if not self._started and s.state is not None:
@@ -620,6 +629,9 @@ class Link(Liveness):
         close = getattr(self.sink, "close", None)
         if close is not None:
             close()
+        if self._trace_file is not None:
+            self._trace_file.close()
+            self._trace_file = None
 
     def _set_up(self, up: list[bool]) -> None:
         if up != self.up:
