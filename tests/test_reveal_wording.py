@@ -15,7 +15,6 @@ from zoo_p2p.cli.exportcmd import view_text_record
 from zoo_p2p.cli.render import describe_move
 from zoo_p2p.cli.replay import load_replay
 from zoo_p2p.export import record_from_entries, to_html, to_text
-from zoo_p2p.rules import square_name
 from zoo_p2p.storage import read_log
 from zoo_p2p.text import uncovered, zoo_card_words
 from zoo_p2p.tui.facts import narrate
@@ -65,7 +64,7 @@ def test_every_front_end_says_an_uncovered_bottom_card_the_same_way(tmp_path: Pa
                 assert zoo_card_words(target.value) in text, (n, where, text)
         if m.bottom is None:
             continue
-        said = uncovered(square_name(m.move.to), m.bottom)
+        said = uncovered(m.bottom)
         paths["zoo replay TEXT"] = viewed[n]
         for where, text in paths.items():
             assert re.search(re.escape(said), text, re.I), (n, where, text)
@@ -73,8 +72,9 @@ def test_every_front_end_says_an_uncovered_bottom_card_the_same_way(tmp_path: Pa
     assert checked >= 3  # the sample game uncovers bottom cards: the check ran
 
 
-def test_the_html_caption_keeps_square_names_and_mutant_in_capitals() -> None:
+def test_the_html_caption_keeps_mutant_in_capitals() -> None:
     page = to_html(record_from_entries(read_log(LOG).entries))
     captions = re.findall(r'<p class="caption">(.*?)</p>', page)
-    assert any("Under it on " in c for c in captions)
-    assert not re.search(r"\b[a-e][1-5]\b", " ".join(captions))  # "c3" would be capitalize()'s
+    assert any("Under it: " in c for c in captions)
+    assert any("was a MUTANT" in c for c in captions)  # str.capitalize() lowercased it
+    assert not any("was a mutant" in c for c in captions)

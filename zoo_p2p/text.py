@@ -114,12 +114,12 @@ def zoo_card_words(value: int) -> str:
     return f"a {shown(value, 8)}" + (f" ({words})" if words else "")
 
 
-def uncovered(square: str, value: int) -> str:
+def uncovered(value: int) -> str:
     """How every front end (line mode, app, replay, exports) says that a capture uncovered the
-    bottom card of ``square`` (its name, e.g. ``C3``): one wording, whole on its own line and
-    inside a sentence.
+    bottom card of the square it took: one wording, right after the move (in the same sentence
+    or on the next line), so the square is the move's own.
 
-    >>> uncovered("C3", 2)
-    'under it on C3: a 2 (2 zombies)'
+    >>> uncovered(2)
+    'under it: a 2 (2 zombies)'
     """
-    return f"under it on {shown(square, 8)}: {zoo_card_words(value)}"
+    return f"under it: {zoo_card_words(value)}"

@@ -181,7 +181,7 @@ def describe_move(
     u_before, u_after = before.under(dest), after.under(dest)
     if u_before.kind == "unknown" and u_after.kind == "zoo":
         assert u_after.value is not None
-        lines.append(Text(uncovered(square_name(dest), u_after.value), style="cyan"))
+        lines.append(Text(uncovered(u_after.value), style="cyan"))
     if after.top(dest).kind == "mutant" and before.top(dest).kind != "mutant":
         loser = Text("you lose your") if mine else Text.assemble(who, " loses their")
         lines.append(

@@ -110,7 +110,7 @@ def _describe(session: Session, names: list[str], ev: Event) -> Text | None:
         return Text.assemble(seat_label(st, ev.seat, names), f" plays {move_name(ev.move)}")
     if isinstance(ev, CardRevealed) and session.first_seat is not None and st is not None:
         if st.history:
-            return Text(uncovered(square_name(ev.square), ev.value), style="cyan")
+            return Text(uncovered(ev.value), style="cyan")
         return None
     if isinstance(ev, MutantRevealed):
         if ev.is_mutant:

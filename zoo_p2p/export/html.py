@@ -138,7 +138,7 @@ def _describe(before: State, after: State, m: MoveRecord, rec: GameRecord) -> st
         text += f" and kills the mutant (a {target.value})"
     extra = []
     if m.bottom is not None:
-        extra.append(escape(uncovered(square_name(dest), m.bottom)))
+        extra.append(escape(uncovered(m.bottom)))
     if m.mutant is True:
         extra.append(f"the {target.value} was a MUTANT: the character is lost")
     elif m.mutant is False:

@@ -263,7 +263,7 @@ def narrate(before: State, after: State, move: Move, names: Sequence[str], you: 
     u_before, u_after = before.under(move.to), after.under(move.to)
     if u_before.kind == "unknown" and u_after.kind == "zoo":
         assert u_after.value is not None
-        line.append(f"; {uncovered(square_name(move.to), u_after.value)}")
+        line.append(f"; {uncovered(u_after.value)}")
     if after.top(move.to).kind == "mutant" and target.kind == "zoo":
         line.append(f". The {target.value} was a MUTANT: ", style="bold magenta")
         line.append(f"{own} {mover} is lost", style="bold magenta")
