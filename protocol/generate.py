@@ -12,7 +12,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from zoo_p2p.protocol.liveness_samples import liveness_logs, liveness_vectors  # noqa: E402
+from zoo_p2p.protocol.liveness_samples import (  # noqa: E402
+    liveness_logs,
+    liveness_vectors,
+    stand_in_vectors,
+)
 from zoo_p2p.protocol.samples import all_vectors, sample_logs  # noqa: E402
 from zoo_p2p.storage import write_log  # noqa: E402
 
@@ -22,7 +26,11 @@ def main() -> None:
     for name, entries in {**sample_logs(), **liveness_logs()}.items():
         write_log(ROOT / "replays" / name, entries)
         print(f"replays/{name}: {len(entries)} entries")
-    for name, content in {**all_vectors(), "liveness.json": liveness_vectors()}.items():
+    for name, content in {
+        **all_vectors(),
+        "liveness.json": liveness_vectors(),
+        "stand-in.json": stand_in_vectors(),
+    }.items():
         path = ROOT / "protocol" / "vectors" / name
         path.write_text(json.dumps(content, indent=1) + "\n")
         print(f"protocol/vectors/{name}")

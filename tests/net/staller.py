@@ -7,16 +7,21 @@
 MODE: `bot` (honest), `move` (never moves), `reveal` (never sends its reveal links: as the last
 seat it is the last link of every chain), `comeback` (like `reveal`, but answers as soon as it
 sees a claim vote against it: its answer comes after the claim), `resign` (resigns after its
-third move; with 3+ seats it hands its seat to a stand-in key whose private half goes to the host),
+third move; with 3+ seats a stand-in plays on, its entries computed by every peer),
 `nocommit` (never sends its first commit: it never takes its seat), `resign-off-turn` (after
-its second move, resigns with a stand-in key for the host as soon as seat 2 holds a move floor:
-seat 2 appends the `resign` entry), `wait-resign` (from its third move on, waits until a
+its second move, resigns as soon as seat 2 holds a move floor: seat 2 appends the `resign`
+entry), `wait-resign` (from its third move on, waits until a
 resignation is in the log).
 `host --genesis-hints`: a host whose welcome says nothing of hints but whose genesis allows them.
 `host --drop votes`
 (or `resign`, or `votes,resign`): a host that drops every claim vote (every resignation
-statement and stand-in key) it receives, from its joiners or from its direct links, and so never
-relays one (TRANSPORT.md §10.3: they must reach the others over the mesh anyway).
+statement) it receives, from its joiners or from its direct links, and so never relays one
+(TRANSPORT.md §10.3: they must reach the others over the mesh anyway).
+`host --no-stand-in`: a host that never appends a stand-in's entry itself (what the host alone
+did when it ran the stand-in); it still checks those that others append (PROTOCOL.md §10.4).
+
+Every process prints, at the end, how many stand-in entries it appended itself
+(`stand-in entries appended: N`).
 
 Every process prints its outcome's reason and every notice on stdout, one per line, and at the
 end its direct links (`card: EP…` ours, `link: SEAT EP` the endpoint we heard each seat at).
@@ -26,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,16 +39,37 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from zoo_p2p.bots import make_bot
 from zoo_p2p.net.invite import Invite
-from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions, LobbySeat, raw_private
-from zoo_p2p.protocol.crypto import fingerprint, public_key_bytes
-from zoo_p2p.protocol.encoding import Kind
+from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions, LobbySeat
+from zoo_p2p.protocol.crypto import fingerprint
+from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.protocol.liveness import Clocks
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
 from zoo_p2p.storage import LogWriter
 
-STANDIN = [sys.executable, "-m", "tests.net.staller", "join", "standin"]
+
+class CountingSession(Session):
+    """Counts the stand-in entries this peer appends itself; with `lazy`, appends none (it
+    leaves them to the other peers, and still checks those it receives)."""
+
+    lazy = False
+    appended = 0
+    _outgoing = False
+
+    def take_outgoing(self) -> list[bytes]:
+        self._outgoing = True
+        try:
+            out = super().take_outgoing()
+        finally:
+            self._outgoing = False
+        self.appended += sum(1 for raw in out if decode_entry(raw).seat in self.resigned)
+        return out
+
+    def stand_in_entry(self) -> bytes | None:
+        if self.lazy and self._outgoing:
+            return None
+        return super().stand_in_entry()
 
 
 class Driver:
@@ -55,7 +80,6 @@ class Driver:
         self.bot = make_bot("greedy", seed=1)
         self.moves = 0
         self.log_dir = Path(".")
-        self.children: list[subprocess.Popen[bytes]] = []
 
     def fds(self) -> list[int]:
         return []
@@ -80,8 +104,7 @@ class Driver:
             and (f.seat, f.kind) == (1, Kind.MOVE)
             and s.state is not None
         ):
-            stand = Ed25519PrivateKey.generate()
-            link.resign(public_key_bytes(stand), raw_private(stand))
+            link.resign()
             print("resigned", flush=True)
             link.stopped_after_resign = True
 
@@ -90,20 +113,6 @@ class Driver:
 
     def on_notice(self, text: str) -> None:
         print(f"notice: {text}", flush=True)
-
-    def on_stand_in(self, seat: int, key: bytes, link: Any) -> None:
-        """Host: run the stand-in of a resigned seat as a child process (like `--bots` does)."""
-        log = self.log_dir / "standin.zoolog"
-        with open(self.log_dir / "standin.out", "wb") as out:
-            self.children.append(
-                subprocess.Popen(
-                    [*STANDIN, str(link.invite), "--log", str(log), "--key", key.hex()],
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                )
-            )
-        print(f"stand-in started for seat {seat + 1}", flush=True)
 
     def on_turn(self, link: Any) -> None:
         if self.mode == "move":
@@ -114,12 +123,7 @@ class Driver:
             print("waiting for a resignation", flush=True)
             return
         if self.mode == "resign" and self.moves == 3:
-            n = len(s.seats)
-            stand = Ed25519PrivateKey.generate() if n > 2 else None
-            link.resign(
-                None if stand is None else public_key_bytes(stand),
-                b"" if stand is None else raw_private(stand),
-            )
+            link.resign()
             print("resigned", flush=True)
             link.stopped_after_resign = True
             return
@@ -192,7 +196,7 @@ class DroppingHost(Host):
             return
         super()._on_vote(seat, data)
 
-    def _on_resign(self, seat: int | None, data: bytes, key: bytes) -> None:
+    def _on_resign(self, seat: int | None, data: bytes, key: bytes = b"") -> None:
         if "resign" in self.drops:
             print("dropped a resignation", flush=True)
             return
@@ -214,6 +218,7 @@ def main(argv: list[str]) -> int:
     # a host whose welcome and lobby say nothing of hints but whose genesis allows them
     ap.add_argument("--genesis-hints", action="store_true")
     ap.add_argument("--drop", default="", help="host: votes, resign or votes,resign")
+    ap.add_argument("--no-stand-in", action="store_true", help="host: append no stand-in entry")
     a = ap.parse_args(argv)
     if os.environ.get("STALLER_DEBUG"):
         import logging
@@ -227,10 +232,13 @@ def main(argv: list[str]) -> int:
     driver = Driver(a.host_mode if a.role == "host" else a.mode)
     driver.log_dir = a.log.parent
 
+    sessions: list[CountingSession] = []
+
     def make_session(genesis: bytes) -> Session:
-        if a.mode == "standin":
-            return Session(genesis)  # we take the seat once the resignation is in the log
-        return Session(genesis, key=key, seed=os.urandom(32), nonce=os.urandom(32))
+        session = CountingSession(genesis, key=key, seed=os.urandom(32), nonce=os.urandom(32))
+        session.lazy = a.role == "host" and a.no_stand_in
+        sessions.append(session)
+        return session
 
     def open_log(session: Session) -> LogWriter:
         return LogWriter(a.log)
@@ -258,8 +266,6 @@ def main(argv: list[str]) -> int:
         tmp.write_text(str(host.invite) + "\n")
         tmp.replace(a.invite_file)
         out = host.run()
-        for child in driver.children:
-            child.wait(30)
     else:
         StallingJoiner.mode = a.mode
         joiner = StallingJoiner(
@@ -271,14 +277,13 @@ def main(argv: list[str]) -> int:
             fingerprint=fingerprint,
             options=JoinOptions(name=a.mode, give_up=30.0),
         )
-        if a.mode == "standin":
-            joiner.stand_in_key = key
         out = joiner.run()
     peer = host if a.role == "host" else joiner
     if peer.mesh is not None and peer.mesh.card is not None:
         print(f"card: {' '.join(peer.mesh.card.endpoints)}", flush=True)
         for seat, via in peer.mesh.links().items():
             print(f"link: {seat} {via}", flush=True)
+    print(f"stand-in entries appended: {sum(x.appended for x in sessions)}", flush=True)
     print(f"outcome: {out.reason}", flush=True)
     return 0
 

@@ -128,22 +128,22 @@ def test_a_resignation_is_taken_once_and_passed_on_once() -> None:
     link.mesh_resign(1, r.to_bytes())  # seat 2 passes seat 3's statement on
     link.mesh_resign(2, r.to_bytes())  # seat 3's own copy
     assert link.session.checks == 1 and link.advanced == 1 and link.dropped == 0
-    assert link.driver.notices == ["seat 3 (Green) resigned; a bot plays on in its seat"]
-    assert link.stand_in_keys == {}  # the mesh never brings a key
-    # the host link of the resigner brings the key after all: kept, it is the one named
-    link._on_resign(2, r.to_bytes(), raw_private(stand_in))
-    assert link.stand_in_keys == {2: raw_private(stand_in)} and link.session.checks == 1
+    assert link.driver.notices == [
+        "seat 3 (Green) resigned; a stand-in plays on in its seat (every peer computes its moves)"
+    ]
+    # the host link of the resigner brings it again: nothing to check again
+    link._on_resign(2, r.to_bytes())
+    assert link.session.checks == 1 and link.advanced == 1
 
 
-def test_a_stand_in_key_that_the_resignation_does_not_name_is_dropped(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+def test_a_private_key_sent_along_with_a_resignation_is_not_kept() -> None:
+    """Older peers sent the host the stand-in's private key with the statement; nobody runs a
+    stand-in any more (every peer computes its entries), so such a key is ignored, never kept."""
     link = _Link(_Session())
-    r = _resignation(Ed25519PrivateKey.generate())
-    with caplog.at_level(logging.WARNING, logger="zoo_p2p.net"):
-        link._on_resign(2, r.to_bytes(), raw_private(Ed25519PrivateKey.generate()))
-    assert link.stand_in_keys == {} and link.dropped == 1
-    assert "stand-in key that the resignation does not name" in caplog.text
+    key = raw_private(Ed25519PrivateKey.generate())
+    link._on_resign(2, _resignation(Ed25519PrivateKey.generate()).to_bytes(), key)
+    assert link.session.checks == 1 and link.dropped == 0 and link.advanced == 1
+    assert all(repr(key) not in repr(v) for v in vars(link).values())
 
 
 def test_a_resignation_that_does_not_verify_is_dropped_and_said(

@@ -34,6 +34,7 @@ from zoo_p2p.protocol.liveness_samples import (
 )
 from zoo_p2p.protocol.session import Genesis, Session
 from zoo_p2p.protocol.simulate import broadcast, setup_game
+from zoo_p2p.protocol.standin import stand_in_public_key
 from zoo_p2p.rules import Variant
 from zoo_p2p.text import seat_word
 
@@ -164,24 +165,35 @@ def test_a_resignation_ends_a_two_seat_game() -> None:
 
 
 def test_a_three_seat_game_goes_on_with_a_stand_in() -> None:
-    game, seat, stand_in = resigned_game(3)
-    assert stand_in is not None and stand_in.finished
+    """Every peer computes the stand-in's entries: whoever appends one, the others accept it
+    because it is the very entry they compute, and every log of the game is the same."""
+    game, seat, appender = resigned_game(3)
+    assert appender == 2 and all(s.finished for s in game.sessions)
     r = audit(game.sessions[0].entries)
     assert r.verdict == "ok", r.fault_reason
     assert r.ending is not None and r.ending.kind == FINISHED and r.ending.resigned == (seat,)
     assert seat not in r.winners
     assert r.ending_text is not None and "resigned; a stand-in played on" in r.ending_text
-    assert game.sessions[0].entries == stand_in.entries
+    assert all(s.entries == game.sessions[0].entries for s in game.sessions)
+    at = game.sessions[0].resigned[seat]
+    after = [decode_entry(x) for x in game.sessions[0].entries[at + 1 :]]
+    kinds = {e.kind for e in after if e.seat == seat}
+    assert kinds == {Kind.MOVE, Kind.REVEAL, Kind.SEED, Kind.RESULT}  # all signed by the stand-in
 
 
 def test_resignation_rules() -> None:
     game, rng = _game(3, "resign-rules")
     play_until(game, rng, lambda f: f.kind == Kind.MOVE)
     s1 = game.sessions[1]
-    with pytest.raises(LocalProtocolError):
-        s1.resign(None)  # 3 seats: a stand-in is needed
     key = private_key_from_bytes(bytes(range(32)))
-    good = s1.resign(public_key_bytes(key))
+    # a stand-in key of the resigner's choosing (say, one whose private half it gave someone):
+    # signed by the seat, but not the key derived from its seed, so refused (§10.4)
+    chosen = sign_resignation(
+        game.keys[1], s1.game_id, 1, len(s1), game.seeds[1], public_key_bytes(key)
+    )
+    assert not game.sessions[0].add_resignation(chosen)
+    good = s1.resign()
+    assert good.new_key == stand_in_public_key(s1.game_id, 1, game.seeds[1])
     # a wrong seed is signed by the seat but does not match its commitments: proof of cheating
     bad = sign_resignation(game.keys[1], s1.game_id, 1, len(s1), bytes(32), public_key_bytes(key))
     floor = game.sessions[0].floor
@@ -191,6 +203,8 @@ def test_resignation_rules() -> None:
     forged = forge(game, wrong_author, Kind.RESIGN, good.to_body())
     with pytest.raises(RemoteProtocolError, match="appends this resignation"):
         game.sessions[author].receive(forged)
+    with pytest.raises(RemoteProtocolError, match="not the one derived from the opened seed"):
+        game.sessions[author].receive(forge(game, author, Kind.RESIGN, chosen.to_body()))
     cheat = forge(game, author, Kind.RESIGN, bad.to_body())
     with pytest.raises(CheatError, match="does not match its commitments"):
         game.sessions[(author + 1) % 3 if (author + 1) % 3 != 1 else 1].receive(cheat)
@@ -272,11 +286,17 @@ def test_a_claim_against_the_host_owing_its_commit_is_a_forfeit() -> None:
     assert text is not None and "did not send its commitments" in text and "wins" in text
 
 
-def test_stand_in_needs_the_named_key() -> None:
-    game, _, _ = resigned_game(2)
-    s = Session(game.sessions[0].entries[0])
+def test_a_two_seat_resignation_names_no_stand_in() -> None:
+    game, rng = _game(2, "resign-two")
+    play_until(game, rng, lambda f: f.kind == Kind.MOVE)
+    s1 = game.sessions[1]
+    named = sign_resignation(
+        game.keys[1], s1.game_id, 1, len(s1), game.seeds[1], public_key_bytes(game.keys[1])
+    )
+    assert not game.sessions[0].add_resignation(named)
+    assert s1.resign().new_key is None
     with pytest.raises(LocalProtocolError):
-        s.take_seat(private_key_from_bytes(bytes(32)))
+        s1.resign()  # it signs nothing more
 
 
 def test_liveness_vectors_and_sample_logs_are_current() -> None:
@@ -305,7 +325,7 @@ def test_a_resigning_seat_signs_nothing_more() -> None:
     game, rng = _game(3, "resign-quiet")
     play_until(game, rng, lambda f: f.kind == Kind.REVEAL and f.seat == 2)
     s2 = game.sessions[2]
-    s2.resign(public_key_bytes(private_key_from_bytes(bytes(range(32)))))
+    s2.resign()
     assert s2.take_outgoing() == []  # its reveal is not sent: the deputy appends the resignation
 
 
@@ -313,7 +333,7 @@ def test_a_resignation_waits_for_what_the_resigner_had_seen() -> None:
     game, rng = _game(3, "resign-at")
     play_until(game, rng, lambda f: f.kind == Kind.MOVE and f.seat == 2)
     s2 = game.sessions[2]
-    r = s2.resign(public_key_bytes(private_key_from_bytes(bytes(range(32)))))
+    r = s2.resign()
     assert r.at == len(s2)
     behind = Session(
         game.sessions[0].entries[0], key=game.keys[0], seed=game.seeds[0], nonce=game.nonces[0]

@@ -385,7 +385,6 @@ def bot_cmd(
     upnp: o.Upnp = False,
     quiet: o.Quiet = False,
     verbose: o.Verbose = False,
-    stand_in: Annotated[bool, typer.Option("--stand-in", hidden=True)] = False,
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
     console = command_console(verbose, quiet)
@@ -403,7 +402,6 @@ def bot_cmd(
             driver=bot_driver(level, console, seed=seed, delay=delay, think=think),
             console=console,
             ephemeral=True,
-            stand_in=stand_in,
             upnp=upnp,
         )
 

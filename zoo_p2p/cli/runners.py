@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
@@ -28,7 +28,6 @@ from zoo_p2p.cli.spawn import (
     reap,
     respawn,
     spawn_bots,
-    spawn_stand_in,
     watch_bots,
 )
 from zoo_p2p.driver import Driver
@@ -129,7 +128,7 @@ def resume_session(key: Ed25519PrivateKey, path: Path) -> tuple[Session, storage
     try:
         try:
             session = session_factory(key)(entries[0])
-        except LocalProtocolError:  # a stand-in's key (PROTOCOL.md §10.4) is in no genesis seat
+        except LocalProtocolError:  # not our game: said after the entries are checked
             session = Session(entries[0])
         for e in entries[1:]:
             index += 1
@@ -137,10 +136,9 @@ def resume_session(key: Ed25519PrivateKey, path: Path) -> tuple[Session, storage
     except RemoteProtocolError as exc:  # a corrupt or forged entry: say which one
         raise NetError(f"cannot resume {path}: entry {index}: {exc}; {more}") from None
     if session.seat is None:
-        try:
-            session.take_seat(key)
-        except LocalProtocolError:
-            raise NetError(f"{path}: our key plays no seat of this game") from None
+        if raw_public(key) in [s.public_key for s in session.seats]:  # our resignation is in it
+            raise NetError(f"{path}: we resigned this game; its stand-in plays our seat on")
+        raise NetError(f"{path}: our key plays no seat of this game")
     if len(session.entries) != len(entries):  # pragma: no cover - storage drops torn tails
         raise NetError(f"{path}: only {len(session.entries)} of {len(entries)} entries chain")
     return session, storage.LogWriter(path)
@@ -395,7 +393,6 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     )
     here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
     local = host.invite.with_addresses([(here, host.port)])
-    _start_stand_ins(host, local, plan.level, bots_dir, procs)
     try:
         if plan.bots:  # our own bots come in over loopback whatever the invite says
             procs += spawn_bots(
@@ -420,18 +417,6 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     return finish(host, outcome, files.path, console)
 
 
-def _start_stand_ins(
-    host: Host, invite: Invite, level: str, bots_dir: Path, procs: list[subprocess.Popen[bytes]]
-) -> None:
-    """A resigned seat's stand-in (PROTOCOL.md §10.4) is a bot we run, like `--bots`."""
-
-    def start(seat: int, key: bytes, link: Any) -> None:
-        procs.append(spawn_stand_in(invite, seat, key, level, bots_dir))
-        link.driver.on_notice(f"a {level} bot plays on in seat {seat + 1}")
-
-    host.stand_in_starter = start
-
-
 def run_join(
     invite_text: str | None,
     *,
@@ -444,7 +429,6 @@ def run_join(
     console: Console,
     ephemeral: bool,
     curve: bool = True,
-    stand_in: bool = False,
     upnp: bool = False,
     refuse_hints: bool = False,
 ) -> int:
@@ -484,9 +468,6 @@ def run_join(
         session,
         sink,
     )
-    if stand_in:  # we play a resigned seat: watch the log until its resignation names our key
-        joiner.make_session = Session
-        joiner.stand_in_key = key
     console.print(
         Text(
             f"joining {format_address((joiner.invite.host, joiner.invite.port))} "
@@ -597,7 +578,6 @@ def run_resume(
             procs = respawn(local, bots_dir, sidecar.bot_count, sidecar.bot_level)
             if procs:
                 console.print(f"restarting our {len(procs)} bot(s)")
-            _start_stand_ins(host, local, sidecar.bot_level, bots_dir, procs)
         host.start_if_ready()
         link = host
     else:

@@ -142,58 +142,7 @@ def bots_dir_for(log_path: Path | None) -> tuple[Path, Path | None]:
     return path, moved
 
 
-def spawn_stand_in(
-    invite: Invite, seat: int, key: bytes, level: str, workdir: Path
-) -> subprocess.Popen[bytes]:
-    """Start the bot that plays a resigned seat under the key its resignation names (PROTOCOL.md
-    §10.4); the key is kept as `workdir/standin-N.key` (0600) so `zoo resume` restarts it."""
-    import os
-
-    path = workdir / f"standin-{seat + 1}.key"
-    if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(stand_in_key_file(key))
-    return _spawn_stand_in(invite, path, seat, level, workdir)
-
-
-def stand_in_key_file(raw: bytes) -> bytes:
-    """A raw Ed25519 private key in the identity file format (PEM, PKCS#8)."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-    return Ed25519PrivateKey.from_private_bytes(raw).private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-
-
-def _spawn_stand_in(
-    invite: Invite, key_path: Path, seat: int, level: str, workdir: Path
-) -> subprocess.Popen[bytes]:
-    args = [
-        *SPAWN,
-        "bot",
-        str(invite),
-        "--level",
-        level,
-        "--stand-in",
-        "--identity",
-        str(key_path),
-        "--log",
-        str(workdir / f"standin-{seat + 1}.zoolog"),
-        "--give-up",
-        "30",
-        "--quiet",
-    ]
-    return _popen(args, workdir / f"standin-{seat + 1}.err")
-
-
 def respawn(invite: Invite, workdir: Path, count: int, level: str) -> list[subprocess.Popen[bytes]]:
-    """`zoo resume` of a host: restart every bot (and stand-in) of the game from its key and log."""
-    procs = spawn_bots(invite, count, level, 0.0, workdir, keep_keys=True) if count else []
-    for key in sorted(workdir.glob("standin-*.key")):
-        seat = int(key.stem.split("-")[1]) - 1
-        procs.append(_spawn_stand_in(invite, key, seat, level, workdir))
-    return procs
+    """`zoo resume` of a host: restart every bot of the game from its key and log (a resigned
+    seat's stand-in is no process: every peer computes its entries, PROTOCOL.md §10.4)."""
+    return spawn_bots(invite, count, level, 0.0, workdir, keep_keys=True) if count else []

@@ -2,14 +2,13 @@
 resignations on the wire. Mixed into `peer.Link`; the session decides what is valid.
 
 Wire messages (TRANSPORT.md): `claim {vote}` carries one vote (msgpack `[claimed, at, seat, sig]`),
-`resign {r, key}` one resignation statement and, to the host only, the stand-in's private key.
+`resign {r, key}` one resignation statement (`key` is empty: no private key travels any more).
 The host relays both to every other seat; joiners send theirs to the host. Both also travel on
 the direct links (mesh messages `vote {v}`, `resign {r}`, TRANSPORT.md §10.3), so a host that
 drops them cannot keep a stalled game from ending or hide a resignation: the voter publishes its
 vote with every re-send, the resigner its statement, and every peer publishes a resignation it
-accepts once more. The stand-in's private key goes to the host only, never on the mesh: whoever
-holds it can sign for the seat, and one holder (the host, which runs the stand-in) means one
-signer, so no fork and no second stand-in.
+accepts once more. Nobody runs the stand-in of a resigned seat: every peer's session computes
+its entries (PROTOCOL.md §10.4) and `_advance` sends them like our own.
 """
 
 from __future__ import annotations
@@ -20,12 +19,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgpack
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from zoo_p2p.driver import ClaimQuestion, Outcome
 from zoo_p2p.errors import LocalProtocolError, RemoteProtocolError
 from zoo_p2p.net import wire
-from zoo_p2p.protocol.crypto import public_key_bytes
 from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.liveness import (
     Resignation,
@@ -55,14 +52,6 @@ _OWED = {
 VOTE_RESEND = 1.0  # seconds between re-sends of our vote while the claim is incomplete
 
 
-def _raw_private(key: Ed25519PrivateKey) -> bytes:
-    from cryptography.hazmat.primitives import serialization
-
-    return key.private_bytes(
-        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
-    )
-
-
 def _unpack(data: bytes) -> Any:
     try:
         return msgpack.unpackb(data, raw=False, use_list=True, max_bin_len=4096, max_array_len=8)
@@ -73,7 +62,7 @@ def _unpack(data: bytes) -> Any:
 RESIGN_SEAL_WAIT = 2.0
 """Seconds a seat that resigned a two-seat game waits for the floor holder's entry with its
 resignation (PROTOCOL.md §10.4), which ends the game, before it leaves: its own log then says
-how the game ended (with 3-4 seats the game goes on with a stand-in: it leaves at once)."""
+how the game ended (with 3-4 seats it says that the seat resigned, and the game goes on)."""
 
 
 class Liveness:
@@ -102,15 +91,8 @@ class Liveness:
         # own log says how the game ended), or at this monotonic time: (reason, until)
         self._leave_sealed: tuple[str, float] | None = None
         self._resigned_seat: int | None = None  # the seat we resigned (our session forgets it)
-        self.stand_in_keys: dict[int, bytes] = {}  # host: seat -> stand-in private key (raw)
-        self._stand_ins_started: set[int] = set()  # resignations in the log we acted on
-        self._stand_ins_run: set[int] = set()  # host: seats whose stand-in we started
         self._votes_held: dict[int, bytes] = {}  # seat -> its vote that the session accepted
         self._resigns_held: set[bytes] = set()  # resignation statements the session accepted
-        self.stand_in_key: Ed25519PrivateKey | None = None  # we are a stand-in with this key
-        # host: starts the bot of a resigned seat: (seat, private key raw, link); else the
-        # driver's `on_stand_in` if it has one
-        self.stand_in_starter: Callable[[int, bytes, Any], None] | None = None
 
     def _from_peer(self, what: str, parse: Callable[[Any], T], data: bytes) -> T | None:
         """`parse` of a peer's msgpack bytes, or None when they do not parse (counted, logged
@@ -158,7 +140,6 @@ class Liveness:
                 self.leave(reason)
         if s is None or s.stopped is not None:
             return
-        self._stand_in_tick()
         if s.ending is not None and not self._told_ending:
             self._told_ending = True
             self.driver.on_notice(s.outcome().describe(s.seats))
@@ -217,7 +198,9 @@ class Liveness:
             return None
         f = s.floor
         missing = s.votes_missing()
-        voted = [i for i in range(len(s.seats)) if i != f.seat and i not in missing]
+        voted = [
+            i for i in range(len(s.seats)) if i not in (f.seat, *missing) and i not in s.resigned
+        ]
 
         def word(i: int) -> str:
             return seat_word(i, s.seats[i].team.label)
@@ -411,7 +394,7 @@ class Liveness:
 
     def mesh_resign(self, seat: int, data: bytes) -> None:
         """A resignation statement that came on a direct link: the resigner's own or one that
-        another peer passes on (its signature says whose it is); never with a key."""
+        another peer passes on (its signature says whose it is)."""
         self._on_resign(None, data, b"")
 
     def _on_vote(self, seat: int | None, data: bytes) -> None:
@@ -468,8 +451,8 @@ class Liveness:
 
     def resign_and_leave(self, reason: str) -> None:
         """A person leaves for good (`q`, confirmed): a seated joiner in a game being played
-        signs its resignation first (PROTOCOL.md §10.4) — with 3–4 seats a bot that the host
-        runs takes the seat under a fresh key, with 2 the other seat wins. We leave once the
+        signs its resignation first (PROTOCOL.md §10.4) — with 3–4 seats a stand-in plays on,
+        its entries computed by every peer, with 2 the other seat wins. We leave once the
         entry with our resignation is in our log (so our own log says that we resigned, and
         with 2 seats how the game ended), at most RESIGN_SEAL_WAIT later. The host
         just leaves (it relays the game: without it nothing goes on; `zoo resume` continues it)."""
@@ -480,14 +463,10 @@ class Liveness:
             and s.state is not None
             and s.floor is not None
             and not s.finished
-            and self.stand_in_key is None
         ):
-            stand = Ed25519PrivateKey.generate() if len(s.seats) > 2 else None
+            stand = len(s.seats) > 2
             try:
-                self.resign(
-                    None if stand is None else public_key_bytes(stand),
-                    b"" if stand is None else _raw_private(stand),
-                )
+                self.resign()
             except LocalProtocolError as exc:
                 log.warning("could not resign: %s", exc)
             else:
@@ -497,8 +476,9 @@ class Liveness:
                 # resigned", not our own closing words ("you resigned …")
                 self._leave_reason = "resigned"
                 reason += (
-                    "; you resigned and a bot plays on in your seat"
-                    if stand is not None
+                    "; you resigned and a stand-in plays on in your seat (every peer computes "
+                    "its moves)"
+                    if stand
                     else "; you resigned: the other seat wins"
                 )
                 # the entry with it (with two seats it ends the game) in our log too
@@ -506,48 +486,20 @@ class Liveness:
                 return
         self.leave(reason)
 
-    def _on_resigned(self, seat: int, new_pub: bytes) -> None:
-        """A resignation is in our log: seat `seat` now speaks with `new_pub` (host: seat it)."""
-
-    def _stand_in_tick(self) -> None:
-        """Host: start the stand-in of a seat whose resignation is in the log (driver callback
-        `on_stand_in(seat, private_key_raw, link)`). Stand-in: take our seat once the
-        resignation that names our key is in our log."""
-        s = self.session
-        if s is None:
-            return
-        for seat in s.resigned:
-            if seat not in self._stand_ins_started:
-                self._stand_ins_started.add(seat)
-                self._on_resigned(seat, s.seat_key(seat))
-            key = self.stand_in_keys.get(seat)
-            if key is None or seat in self._stand_ins_run:
-                continue  # (the key may come after the entry: the statement travels two ways)
-            start = self.stand_in_starter or getattr(self.driver, "on_stand_in", None)
-            self._stand_ins_run.add(seat)
-            if start is not None:
-                start(seat, key, self)
-        if self.stand_in_key is not None and s.seat is None and s.resigned:
-            try:
-                seat = s.take_seat(self.stand_in_key)
-            except LocalProtocolError:
-                return
-            self.driver.on_notice(f"we play on in {seat_word(seat, s.seats[seat].team.label)}")
-            self._turn_at = None
-            self._advance(len(s))
-
-    def resign(self, stand_in: bytes | None, stand_in_private: bytes = b"") -> Resignation:
-        """Sign our resignation and send it (with the stand-in's private key, for the host)."""
+    def resign(self) -> Resignation:
+        """Sign our resignation and send it to every seat (host link and direct links)."""
         s = self.session
         if s is None:
             raise LocalProtocolError("no game to resign from")
-        r = s.resign(stand_in)
+        r = s.resign()
         data = r.to_bytes()
-        self._liveness_out(wire.pack("resign", r=data, key=stand_in_private), None)
-        self._mesh_statement("resign", data)  # the statement only: the key goes to the host
+        self._liveness_out(wire.pack("resign", r=data, key=b""), None)
+        self._mesh_statement("resign", data)
         return r
 
-    def _on_resign(self, seat: int | None, data: bytes, key: bytes) -> None:
+    def _on_resign(self, seat: int | None, data: bytes, key: bytes = b"") -> None:
+        """A resignation statement from a peer (`key`: what older peers sent the host, the
+        stand-in's private key; ignored, nobody runs a stand-in any more)."""
         s = self.session
         if s is None:
             return
@@ -559,14 +511,7 @@ class Liveness:
             log.warning("dropped a resignation relayed for another seat")
             return
         if data in self._resigns_held or r.seat in s.resigned:
-            # the same statement by the other path (host link, direct links), or one already in
-            # the log: nothing to check again; from the resigner's own link it still brings the
-            # stand-in's key (kept only if the log names that key, see _keep_stand_in_key)
-            if seat is not None and r.seat in s.resigned:
-                self._keep_stand_in_key(r, key, s.seat_key(r.seat))
-            elif seat is not None and r.new_key is not None:
-                self._keep_stand_in_key(r, key, r.new_key)
-            return
+            return  # the same statement by the other path, or one already in the log
         if not s.add_resignation(r):
             self.dropped += 1
             log.warning("dropped a resignation that does not verify")
@@ -577,25 +522,12 @@ class Liveness:
             who = seat_word(r.seat, s.seats[r.seat].team.label)
             self.driver.on_notice(
                 f"{who} resigned"
-                + ("; a bot plays on in its seat" if r.new_key is not None else "")
+                + (
+                    "; a stand-in plays on in its seat (every peer computes its moves)"
+                    if r.new_key is not None
+                    else ""
+                )
             )
-        if seat is not None and r.new_key is not None:  # from the resigner's own link (host)
-            self._keep_stand_in_key(r, key, r.new_key)
         self._liveness_out(wire.pack("resign", r=data, key=b""), r.seat)
         self._mesh_statement("resign", data)  # passed on once: the resigner may be gone
         self._advance(len(s))
-
-    def _keep_stand_in_key(self, r: Resignation, key: bytes, named: bytes) -> None:
-        """Host: keep the stand-in's private key that came with `r` on the resigner's own link,
-        if its public half is `named` (the key the accepted resignation, or the log, names)."""
-        if not key or len(key) != 32 or r.seat in self.stand_in_keys:
-            return
-        try:
-            pub = public_key_bytes(Ed25519PrivateKey.from_private_bytes(key))
-        except ValueError:
-            pub = b""
-        if pub != named or r.new_key != named:
-            self.dropped += 1
-            log.warning("dropped a stand-in key that the resignation does not name")
-            return
-        self.stand_in_keys[r.seat] = key

@@ -25,7 +25,8 @@ Claim votes and resignation statements (PROTOCOL.md §10.2, §10.4) travel here 
 host link (`vote`, `resign`): the voter publishes its own vote every second, the resigner its
 statement as it leaves, and every peer passes a resignation it accepts on once, so a host that
 drops them cannot keep a stalled game from ending or hide a resignation. The session checks them
-exactly as when the host relays them; a stand-in's private key never travels here.
+exactly as when the host relays them. A resigned seat has no peer any more (every peer computes
+its stand-in's entries, PROTOCOL.md §10.4): a card for it is dropped, whatever key signs it.
 
 When the session stops on a cheat, the proof (the signed entries) is written next to the log and
 sent to every peer we can reach; a peer that receives a proof checks it itself against its own
@@ -437,10 +438,6 @@ class Mesh:
         self._get_rate: dict[int, _Bucket] = {}
         self._proof_rate: dict[int, _Bucket] = {}
         self._statement_rate: dict[int, _Bucket] = {}
-        # seat -> its latest card that its current key does not verify: it may be a stand-in's,
-        # whose resignation we do not hold yet; checked again when a seat's key changes
-        self._unverified: dict[int, dict[str, Any]] = {}
-        self._keys_at = 0  # resignations in our log when we last looked (a seat's key changed)
         self._asked: dict[tuple[int, int], float] = {}  # (peer seat, seq) -> first asked
         self._ask_last: dict[tuple[int, int], float] = {}
         self._named: set[tuple[str, int]] = set()
@@ -618,20 +615,15 @@ class Mesh:
         seat = msg["seat"]
         if seat >= self.n or seat == self.seat:
             return
-        # the seat's current key: a stand-in's once the seat's resignation is in our log
-        card = check_card(self._key_of(seat), self.game_id, msg)
+        if seat in self.session.resigned:
+            # nobody plays that seat (every peer computes its stand-in) and its key is public
+            log.info("a card for %s, which resigned: nobody to link to", self.name(seat))
+            return
+        card = check_card(self._pubs[seat], self.game_id, msg)
         if card is None:
-            if seat in self.session.resigned:
-                if check_card(self._pubs[seat], self.game_id, msg) is not None:
-                    log.info("a card of %s from before its resignation", self.name(seat))
-                    return
-            else:
-                # a stand-in's card may overtake the resignation that names its key
-                self._unverified[seat] = msg
             self.dropped += 1
             log.warning("dropped a card for %s with a bad signature", self.name(seat))
             return
-        self._unverified.pop(seat, None)
         old = self.peers.get(seat)
         if old is not None and old.card.skey == card.skey:
             if set(card.endpoints) > set(old.card.endpoints):
@@ -657,29 +649,13 @@ class Mesh:
         )
         self.owner.mesh_tunnel(self.cards[seat], None)  # the host passes cards on; joiners no-op
         if self.seat == 0:
-            # and tells that seat every card it holds: it may have had none of them (a stand-in
-            # whose publisher starts only once its seat is handed over, after its hello)
+            # and tells that seat every card it holds: it may have had none of them (a seat
+            # whose publisher started late, after its hello)
             for other, msg_other in self.cards.items():
                 if other != seat:
                     self.owner.mesh_tunnel(msg_other, seat)
         self._greet = True  # gossip the new card on our publisher too
         log.info("linking directly to %s at %s", self.name(seat), shown(", ".join(card.endpoints)))
-
-    def _key_of(self, seat: int) -> Ed25519PublicKey:
-        """The key that signs for `seat` now (the genesis key, or its stand-in's)."""
-        if seat in self.session.resigned:
-            return Ed25519PublicKey.from_public_bytes(self.session.seat_key(seat))
-        return self._pubs[seat]
-
-    def _keys_changed(self) -> None:
-        """A resignation entered our log: a card we could not verify may be its stand-in's."""
-        n = len(self.session.resigned)
-        if n == self._keys_at:
-            return
-        self._keys_at = n
-        for seat in sorted(self._unverified):
-            if seat in self.session.resigned:
-                self._on_card(self._unverified.pop(seat))
 
     def _grown(self, p: _Peer, card: Card, sig: bytes) -> None:
         """A seat's card with more endpoints under the same key: keep the link we have, or
@@ -984,7 +960,6 @@ class Mesh:
     def tick(self, now: float) -> None:
         """Heads and cards on every direct link; name who holds entries back."""
         self._retired.clear()  # a new poll comes next: it cannot name a closed socket
-        self._keys_changed()
         if not self._more_done and self._more is not None and self._more.ready():
             self._make_card()  # the router answered: our card again, with the mapped endpoint
         if now - self._last_heads >= HEAD_EVERY:
@@ -1023,6 +998,7 @@ class Mesh:
             if (
                 author is not None
                 and author != self.seat
+                and author not in self.session.resigned  # every peer computes a stand-in's
                 and author not in srcs
                 and srcs
                 and author in self.peers

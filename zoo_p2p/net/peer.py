@@ -638,8 +638,8 @@ class Link(Liveness):
         """What the game waits for, from whom: [(seat index, "a move" | "a reveal" | …)].
 
         A seat that is lost or has left is awaited for "a reconnect" (one that resigned: for
-        "its stand-in", which the host starts). A pending claim against it follows in brackets:
-        "a move (claim votes 1 of 2: seat 2 (Green); still needed: you)".
+        "its stand-in", whose entries every peer computes). A pending claim against it follows in
+        brackets: "a move (claim votes 1 of 2: seat 2 (Green); still needed: you)".
         """
         s = self.session
         if s is None or s.finished or s.floor is None:
@@ -877,11 +877,6 @@ class Host(Link):
         for rid, conn in list(self.conns.items()):
             if conn.seat is not None and conn.seat != 0 and (to is None or conn.seat == to):
                 self._send(rid, msg)
-
-    def _on_resigned(self, seat: int, new_pub: bytes) -> None:
-        """The seat's stand-in says hello with its own key: seat it under that key."""
-        if seat < len(self.lobby):
-            self.lobby[seat].pub = new_pub
 
     def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
         """Claim votes and resignations go to every seat but the one they came from."""
@@ -1245,8 +1240,9 @@ class Host(Link):
         self._seat_seen[seat] = now
         if seat in self._left:
             self._left.discard(seat)
-            if self.session is not None and seat in self.session.resigned:  # not the person
-                self.driver.on_notice(f"the stand-in for {self._who(seat)} has taken the seat")
+            if self.session is not None and seat in self.session.resigned:
+                # its key signs nothing any more: the stand-in plays on, computed by every peer
+                self.driver.on_notice(f"{self._who(seat)} is back, to watch: it resigned")
             else:
                 self.driver.on_notice(f"{self._who(seat)} is back")
         self._welcome(rid, curve, seat)

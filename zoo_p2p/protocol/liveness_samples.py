@@ -9,11 +9,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from zoo_p2p.protocol.crypto import private_key_from_bytes, public_key_bytes, sha256
+from zoo_p2p.protocol.crypto import sha256
 from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.liveness import Clocks, resign_bytes, vote_bytes
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.protocol.simulate import LocalGame, broadcast, random_mover, setup_game, step
+from zoo_p2p.protocol.standin import (
+    capture_score,
+    move_body,
+    reference_move,
+    stand_in_public_key,
+    stand_in_seed,
+)
 from zoo_p2p.rules import Variant
 
 SAMPLE_CLOCKS = Clocks(move=120, reveal=10)
@@ -104,11 +111,15 @@ def never_started_game(n: int) -> tuple[LocalGame, bytes]:
     return game, claim
 
 
-def resigned_game(n: int) -> tuple[LocalGame, int, Session | None]:
+def resigned_game(n: int) -> tuple[LocalGame, int, int | None]:
     """Seat 2 resigns in the middle of the game (while another seat is to move).
 
-    With 2 seats the game ends (seat 2 loses). With 3+ a stand-in (a random bot under the key the
-    resignation names) plays seat 2 on to the end. Returns the game, the seat, the stand-in."""
+    With 2 seats the game ends (seat 2 loses). With 3+ the stand-in plays seat 2 on to the end:
+    its entries are computed by every peer (PROTOCOL.md §10.4); here the peer that spoke last
+    appends those that follow its own entries, and seat 3 those that follow a move, and the
+    others check each against their own computation. Returns the game, the seat and the seat
+    that appends the stand-in's moves (None with 2 seats); the resigner's session stays in
+    `game.sessions[1]`, an observer of the rest."""
     game, rng = _game(n, f"resigned-{n}")
     moves = [0]
 
@@ -118,8 +129,7 @@ def resigned_game(n: int) -> tuple[LocalGame, int, Session | None]:
         return f.kind == Kind.MOVE and moves[0] > 5 and f.seat != 1
 
     play_until(game, rng, stop)
-    stand_key = private_key_from_bytes(rng.randbytes(32)) if n > 2 else None
-    r = game.sessions[1].resign(None if stand_key is None else public_key_bytes(stand_key))
+    r = game.sessions[1].resign()
     for i, s in enumerate(game.sessions):
         if i != 1:
             assert s.add_resignation(r)
@@ -130,16 +140,21 @@ def resigned_game(n: int) -> tuple[LocalGame, int, Session | None]:
     broadcast(game, floor.seat, entry[0])
     for extra in entry[1:]:
         broadcast(game, floor.seat, extra)
-    if stand_key is None:
+    if n == 2:
         return game, 1, None
-    stand_in = Session(game.sessions[0].entries[0])
-    for raw in game.sessions[0].entries[1:]:
-        stand_in.receive(raw)
-    stand_in.take_seat(stand_key)
-    game.sessions[1] = stand_in
-    while step(game, rng, random_mover):
-        pass
-    return game, 1, stand_in
+    appender = 2
+    while True:
+        f = game.sessions[0].floor
+        if f is None:
+            break
+        if f.seat != 1:
+            step(game, rng, random_mover)  # (a live seat's own take_outgoing may add some too)
+            continue
+        out = game.sessions[appender].take_outgoing()
+        assert out and decode_entry(out[0]).seat == 1
+        for raw in out:
+            broadcast(game, appender, raw)
+    return game, 1, appender
 
 
 def liveness_logs() -> dict[str, list[bytes]]:
@@ -222,6 +237,69 @@ def liveness_vectors() -> dict[str, Any]:
     }
 
 
+def stand_in_vectors() -> dict[str, Any]:
+    """Vectors for the stand-in (PROTOCOL.md §10.4): its derived key, and the reference policy's
+    decisions in the 3-seat resigned sample (`replays/3p-standard-resigned.zoolog`)."""
+    game, seat, _ = resigned_game(3)
+    log = game.sessions[0].entries
+    watcher = Session(log[0])
+    derivations: list[dict[str, Any]] = []
+    decisions: list[dict[str, Any]] = []
+    for raw in log[1:]:
+        e = decode_entry(raw)
+        if e.kind == Kind.MOVE and e.seat in watcher.resigned:
+            st = watcher.state
+            assert st is not None
+            legal = sorted(st.legal_moves(), key=move_body)
+            decisions.append(
+                {
+                    "seq": e.seq,
+                    "seat": e.seat,
+                    "legal": [[*move_body(m), capture_score(st, m)] for m in legal],
+                    "chosen": list(move_body(reference_move(st))),
+                    "entry": raw.hex(),
+                }
+            )
+        watcher.receive(raw)
+        if e.kind == Kind.RESIGN:
+            r_seat, _, seed, new_key, _ = e.body
+            derivations.append(
+                {
+                    "game_id": watcher.game_id.hex(),
+                    "seat": r_seat,
+                    "seed": seed.hex(),
+                    "private_seed": stand_in_seed(watcher.game_id, r_seat, seed).hex(),
+                    "public_key": new_key.hex(),
+                }
+            )
+    game_id, other_seed = bytes(range(32)), bytes(range(255, 223, -1))
+    derivations.append(
+        {
+            "game_id": game_id.hex(),
+            "seat": 3,
+            "seed": other_seed.hex(),
+            "private_seed": stand_in_seed(game_id, 3, other_seed).hex(),
+            "public_key": stand_in_public_key(game_id, 3, other_seed).hex(),
+        }
+    )
+    assert seat == 1 and len(derivations) == 2
+    ties = [
+        d for d in decisions if sum(m[3] == max(x[3] for x in d["legal"]) for m in d["legal"]) > 1
+    ]
+    return {
+        "description": "the stand-in of a resigned seat r signs with the Ed25519 private seed "
+        "H('zoo-p2p/v1/stand-in\\0' || game_id || u8(r) || seed_r); its move is the legal move "
+        "with the highest score (the printed value of the card it captures), ties broken by the "
+        "smallest body [kind, a, b]. decisions: every stand-in move of "
+        "replays/3p-standard-resigned.zoolog with the legal moves [kind, a, b, score] in body "
+        "order and the chosen body; ties_at lists the seqs where the tie-break decided",
+        "derivations": derivations,
+        "log": "replays/3p-standard-resigned.zoolog",
+        "decisions": decisions,
+        "ties_at": [d["seq"] for d in ties],
+    }
+
+
 def left_log() -> list[bytes]:
     """The 3-seat game of `resigned_game(3)` up to and including its resignation: the log the
     resigner keeps (it leaves once the entry with its resignation is in, PROTOCOL.md §10.5)."""
@@ -242,4 +320,5 @@ __all__ = [
     "never_started_game",
     "play_until",
     "resigned_game",
+    "stand_in_vectors",
 ]

@@ -84,6 +84,7 @@ from zoo_p2p.protocol.liveness import (
     vote_bytes,
 )
 from zoo_p2p.protocol.names import check_name
+from zoo_p2p.protocol.standin import reference_move, stand_in_private_key, stand_in_public_key
 from zoo_p2p.rules import N_SQUARES, Move, Send, State, Step, Team, Variant
 from zoo_p2p.text import seat_word
 
@@ -305,6 +306,8 @@ class Session:
         self.ending: Ending | None = None  # set by a claim, or a resignation in a 2-seat game
         self.resigned: dict[int, int] = {}  # seat -> index of its resign entry
         self.opened_seeds: dict[int, bytes] = {}  # seeds opened by resignations
+        # resigned seat -> its stand-in: (public signing key, tables, seed), all from the log
+        self._stand_ins: dict[int, tuple[Ed25519PrivateKey, SeatTables, bytes]] = {}
         self._left = False  # we resigned: we sign nothing more
         # local seat
         self.seat: int | None = None
@@ -385,6 +388,12 @@ class Session:
                 entry=e.raw,
                 seat=e.seat,
             )
+        if e.seq < n_held and e.seat in self._stand_ins and self._authors[e.seq] == e.seat:
+            raise RemoteProtocolError(
+                f"seq {e.seq} is already taken by the stand-in of {self.who(e.seat)}; another "
+                "entry under its public key proves nothing (anyone can sign it, §10.4)",
+                entry=e.raw,
+            )
         if e.seq < n_held:
             held = self._entries[e.seq]
             # A fork is equivocation inside this chain: same seat, same seq, same predecessor.
@@ -406,7 +415,34 @@ class Session:
             )
         if e.seq > n_held:
             return [Gap(n_held)]
+        if e.seat in self._stand_ins:
+            self._check_stand_in(e)
         return self._accept(e, local=False)
+
+    def _check_stand_in(self, e: Entry) -> None:
+        """A stand-in's entry stands only if it is byte for byte the one every peer computes
+        (§10.4). Its key is public, so a different one proves nothing about who made it: it is
+        rejected naming no seat."""
+        want = self.stand_in_entry()
+        if want == e.raw:
+            return
+        who = f"the stand-in of {self.who(e.seat)}"
+        if want is None:
+            why = f"{who} does not hold the floor (floor: {self._floor})"
+        else:
+            w = decode_entry(want)
+            what = f"move {decode_move(w.body)}" if w.kind == Kind.MOVE else repr(w.kind)
+            got = e.kind
+            if e.kind == Kind.MOVE:
+                try:
+                    got = f"move {decode_move(e.body)}"
+                except RemoteProtocolError:
+                    got = "a malformed move"
+            why = (
+                f"not the entry {who} plays here: the reference policy gives {what}, this is "
+                f"{got} (every peer computes the stand-in's entries, §10.4)"
+            )
+        raise RemoteProtocolError(why, entry=e.raw)
 
     def signer_at(self, raw: bytes) -> int | None:
         """The seat whose own valid signature puts `raw` on this log's chain, else None.
@@ -421,8 +457,8 @@ class Session:
             e = decode_entry(raw)
         except RemoteProtocolError:
             return None
-        if e.seat >= self.n:
-            return None
+        if e.seat >= self.n or e.seat in self._stand_ins:
+            return None  # (a stand-in's key is public: its signature proves nothing)
         n_held = len(self._entries)
         if e.seq == n_held:
             chained = e.prev == self._head
@@ -448,23 +484,52 @@ class Session:
         out: list[bytes] = []
         if self.seat is None or self._stopped is not None or self._left:
             return out
-        out.extend(self._owed_liveness())
-        while (
-            self._floor is not None
-            and self._floor.seat == self.seat
-            and self._floor.kind != Kind.MOVE
-        ):
+        while True:
+            stand_in = self.stand_in_entry()  # a resigned seat's: every peer appends it (§10.4)
+            if stand_in is not None:
+                self._accept(decode_entry(stand_in), local=True)
+                out.append(stand_in)
+                continue
+            liveness = self._owed_liveness()
+            if liveness:
+                out.extend(liveness)
+                continue
+            f = self._floor
+            if f is None or f.seat != self.seat or f.kind == Kind.MOVE:
+                return out
             raw = make_entry(
                 self._key_or_fail(),
                 len(self._entries),
                 self._head,
                 self.seat,
-                self._floor.kind,
-                self._owed_body(self._floor.kind),
+                f.kind,
+                self._owed_body(f.kind),
             )
             self._accept(decode_entry(raw), local=True)
             out.append(raw)
-        return out
+
+    def stand_in_entry(self) -> bytes | None:
+        """The entry a resigned seat's stand-in owes now, or None (the floor is a playing seat's,
+        or nobody's). A pure function of the log (§10.4): its key is derived from the opened seed,
+        its links, seed and result from that seed, its move from the reference policy; Ed25519
+        signatures are deterministic, so every peer computes these very bytes. Not appended."""
+        f = self._floor
+        if self._stopped is not None or f is None or f.seat not in self._stand_ins:
+            return None
+        key, tables, seed = self._stand_ins[f.seat]
+        body: Any
+        if f.kind == Kind.MOVE:
+            assert self.state is not None
+            body = encode_move(reference_move(self.state))
+        elif f.kind == Kind.REVEAL:
+            body = [self._links_of(tables)]
+        elif f.kind == Kind.SEED:
+            body = [seed]
+        elif f.kind == Kind.RESULT:
+            body = [list(self.final_scores or ())]
+        else:  # pragma: no cover - a resignation stands only after the opening round
+            raise LocalProtocolError(f"a stand-in owes no {f.kind!r}")
+        return make_entry(key, len(self._entries), self._head, f.seat, f.kind, body)
 
     def move(self, move: Move) -> bytes:
         """Play a move for the local seat; returns the entry (already appended) to broadcast."""
@@ -589,8 +654,11 @@ class Session:
 
     def _my_links(self) -> list[list[Any]]:
         assert self._tables is not None
+        return self._links_of(self._tables)
+
+    def _links_of(self, tables: SeatTables) -> list[list[Any]]:
         return [
-            [self._tables.tables[t][x], self._tables.salts[t][x]]
+            [tables.tables[t][x], tables.salts[t][x]]
             for (t, _), x in zip(self._questions, self._inputs, strict=True)
         ]
 
@@ -862,7 +930,8 @@ class Session:
             self.seat is not None
             and self._key is not None
             and f is not None
-            and (f.seat != self.seat)
+            and f.seat != self.seat
+            and f.seat not in self.resigned  # a stand-in never stalls: every peer computes it
         )
 
     def vote_claim(self) -> Vote:
@@ -898,6 +967,8 @@ class Session:
             or vote.claimed != f.seat
             or vote.seat == vote.claimed
             or not 0 <= vote.seat < self.n
+            or vote.seat in self.resigned  # (a stand-in does not vote: its key is public)
+            or vote.claimed in self.resigned
             or not signature_ok(
                 self._pubs[vote.seat],
                 vote.sig,
@@ -916,18 +987,26 @@ class Session:
         if f is None:
             return []
         have = self._votes if self._vote_at == len(self._entries) else {}
-        return [i for i in range(self.n) if i != f.seat and i not in have]
+        return [
+            i for i in range(self.n) if i != f.seat and i not in have and i not in self.resigned
+        ]
 
-    def resign(self, stand_in: bytes | None) -> Resignation:
-        """Sign our resignation: opens our seed, names the stand-in's key (3+ seats; else None).
+    def resign(self) -> Resignation:
+        """Sign our resignation: opens our seed and, with 3–4 seats, names the stand-in's key,
+        derived from that seed (§10.4): from then on every peer computes the seat's entries.
 
         The statement is not an entry: the floor holder appends it (§10.4). Send it to all."""
+        if self._left:
+            raise LocalProtocolError("we resigned already")
         if self.seat is None or self._seed is None:
             raise LocalProtocolError("only a playing seat can resign")
         if self.state is None or self.floor is None:
             raise LocalProtocolError("a seat can resign only while the game is being played")
-        if (self.n == 2) != (stand_in is None):
-            raise LocalProtocolError("a stand-in key is needed with 3 or 4 seats, none with 2")
+        stand_in = None
+        if self.n > 2:
+            if all(i in self.resigned for i in range(self.n) if i != self.seat):
+                raise LocalProtocolError("every other seat has resigned: nobody would play on")
+            stand_in = stand_in_public_key(self.game_id, self.seat, self._seed)
         r = sign_resignation(
             self._key_or_fail(), self.game_id, self.seat, len(self._entries), self._seed, stand_in
         )
@@ -941,7 +1020,7 @@ class Session:
             or r.seat in self.resigned
             or self.floor is None
             or self.state is None
-            or (self.n == 2) != (r.new_key is None)
+            or r.new_key != self._stand_in_key_for(r)
             or not signature_ok(
                 self._pubs[r.seat],
                 r.sig,
@@ -956,18 +1035,23 @@ class Session:
         """The raw public key that signs for `seat` now (a stand-in's after a resignation)."""
         return public_key_bytes(self._pubs[seat])
 
-    def take_seat(self, key: Ed25519PrivateKey) -> int:
-        """Play, as a stand-in, the seat that a resignation handed to `key` (its seed is public)."""
-        pk = public_key_bytes(key)
-        for seat, pub in enumerate(self._pubs):
-            if seat in self.resigned and public_key_bytes(pub) == pk:
-                seed = self.opened_seeds[seat]
-                self.seat, self._key, self._seed = seat, key, seed
-                self._tables = SeatTables.from_seed(seed, self.game_id, general=self._general)
-                self._my_commits = self._tables.commitments(self.game_id, seat)
-                self._nonce = nonce_from_seed(seed, self.game_id)
-                return seat
-        raise LocalProtocolError("no resignation in this log names that key")
+    def _stand_in_key_for(self, r: Resignation) -> bytes | None:
+        """The stand-in key resignation `r` must name: none with 2 seats, else the key derived
+        from its opened seed (§10.4)."""
+        if self.n == 2 or not 0 <= r.seat < self.n:
+            return None
+        return stand_in_public_key(self.game_id, r.seat, r.seed)
+
+    def _resign_author(self, r: int) -> int | None:
+        """The seat that appends `r`'s resignation (§10.4): the floor holder, or, when that is
+        `r`, the lowest-numbered other seat that has not resigned. None while a stand-in holds
+        the floor (its computed entry comes first) or when no other seat plays on."""
+        f = self._floor
+        if f is None or f.seat in self.resigned:
+            return None
+        if f.seat != r:
+            return f.seat
+        return min((i for i in range(self.n) if i != r and i not in self.resigned), default=None)
 
     def outcome(self) -> Ending:
         """How the game ended so far: finished, claimed, resigned, or abandoned (still open)."""
@@ -1019,8 +1103,7 @@ class Session:
         for seat, r in sorted(self._resignations.items()):
             if seat in self.resigned or len(self._entries) < r.at:
                 continue  # (wait until we hold everything the resigner held when it signed)
-            author = f.seat if f.seat != seat else min(i for i in range(self.n) if i != seat)
-            if author == self.seat:
+            if self._resign_author(seat) == self.seat:
                 return [self._append_local(Kind.RESIGN, r.to_body())]
         return []
 
@@ -1047,13 +1130,19 @@ class Session:
         floor = self._floors[at]
         if floor is None or floor.seat != claimed:
             raise self._reject(e, f"{self.who(claimed)} did not hold the floor at entry {at}")
+        out = {i for i, k in self.resigned.items() if k < at}  # stand-ins at that head
+        if claimed in out:
+            raise self._reject(
+                e,
+                f"{self.who(claimed)} is a stand-in at entry {at}: every peer computes its entries",
+            )
         late = [k for k in range(at, c) if self._authors[k] != claimed]
         if late:
             raise self._reject(
                 e, f"entry {late[0]} after the claimed position is not the claimed seat's"
             )
         head = sha256(self._entries[at - 1])
-        want = [i for i in range(self.n) if i != claimed]
+        want = [i for i in range(self.n) if i != claimed and i not in out]
         if not (
             len(votes) == len(want)
             and all(
@@ -1128,7 +1217,13 @@ class Session:
             raise self._reject(e, "a resignation stands only while the game is being played")
         if not 0 <= r.seat < self.n or r.seat in self.resigned:
             raise self._reject(e, f"{self.who(r.seat)} cannot resign here")
-        author = f.seat if f.seat != r.seat else min(i for i in range(self.n) if i != r.seat)
+        if f.seat in self.resigned:
+            raise self._reject(
+                e, f"the stand-in of {self.who(f.seat)} holds the floor: its entry comes first"
+            )
+        author = self._resign_author(r.seat)
+        if author is None:
+            raise self._reject(e, "every other seat has resigned: nobody would play on")
         if e.seat != author:
             raise self._reject(
                 e, f"{self.who(author)} appends this resignation, not {self.who(e.seat)}"
@@ -1165,13 +1260,19 @@ class Session:
             self._floor = None
             self.finished = True
             return [Resigned(r.seat, None)]
-        if r.new_key in [public_key_bytes(p) for p in self._pubs]:
+        if r.new_key != self._stand_in_key_for(r):
+            raise self._reject(
+                e, "the stand-in key is not the one derived from the opened seed (§10.4)"
+            )
+        if r.new_key in [public_key_bytes(p) for p in self._pubs]:  # pragma: no cover - SHA-256
             raise self._reject(e, "the stand-in key is already a seat's key")
-        try:
-            pub = public_key_from_bytes(r.new_key)
-        except ValueError:
-            raise self._reject(e, "the stand-in key is not a valid Ed25519 key") from None
-        self._pubs[r.seat] = pub
+        key = stand_in_private_key(self.game_id, r.seat, r.seed)
+        self._pubs[r.seat] = key.public_key()
+        self._stand_ins[r.seat] = (
+            key,
+            SeatTables.from_seed(r.seed, self.game_id, general=self._general),
+            r.seed,
+        )
         self.resigned[r.seat] = e.seq
         self.opened_seeds[r.seat] = r.seed
         if self.seat == r.seat:

@@ -1,0 +1,254 @@
+"""The stand-in no peer controls (PROTOCOL.md §10.4): a key derived from public data, a frozen
+reference policy, entries every peer computes byte for byte and the auditor checks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from zoo_p2p.errors import CheatError, RemoteProtocolError
+from zoo_p2p.protocol.audit import audit
+from zoo_p2p.protocol.crypto import sha256
+from zoo_p2p.protocol.encoding import Kind, decode_entry, make_entry
+from zoo_p2p.protocol.evidence import convicted_by
+from zoo_p2p.protocol.liveness_samples import (
+    _game,
+    claim_round,
+    play_until,
+    resigned_game,
+    stand_in_vectors,
+)
+from zoo_p2p.protocol.session import Session, encode_move
+from zoo_p2p.protocol.simulate import broadcast, random_mover, step
+from zoo_p2p.protocol.standin import (
+    capture_score,
+    reference_move,
+    stand_in_private_key,
+    stand_in_public_key,
+)
+from zoo_p2p.rules import Send, State, Step, Team, Variant
+from zoo_p2p.storage import read_log
+
+ROOT = Path(__file__).resolve().parents[2]
+VECTORS = ROOT / "protocol" / "vectors" / "stand-in.json"
+
+
+def _raw_public(private_seed: bytes) -> bytes:
+    return (
+        Ed25519PrivateKey.from_private_bytes(private_seed)
+        .public_key()
+        .public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    )
+
+
+def _log(name: str) -> list[bytes]:
+    held = read_log(ROOT / "replays" / name)
+    return list(getattr(held, "entries", held))
+
+
+def test_the_derived_key_vectors() -> None:
+    """Recomputed here from the formula, as another implementation would (hashlib, not ours)."""
+    v = json.loads(VECTORS.read_text())
+    assert len(v["derivations"]) == 2
+    for d in v["derivations"]:
+        game_id, seed, seat = bytes.fromhex(d["game_id"]), bytes.fromhex(d["seed"]), d["seat"]
+        private = hashlib.sha256(b"zoo-p2p/v1/stand-in\0" + game_id + bytes([seat]) + seed)
+        assert private.hexdigest() == d["private_seed"]
+        assert _raw_public(private.digest()).hex() == d["public_key"]
+        assert stand_in_public_key(game_id, seat, seed).hex() == d["public_key"]
+    # the first is the sample log's: its resignation names exactly that key
+    log = _log(v["log"].removeprefix("replays/"))
+    resign = next(decode_entry(r) for r in log if decode_entry(r).kind == Kind.RESIGN)
+    seat, _, seed, new_key, _ = resign.body
+    first = v["derivations"][0]
+    assert (seat, seed.hex(), new_key.hex()) == (first["seat"], first["seed"], first["public_key"])
+    assert sha256(log[0]).hex() == first["game_id"]
+
+
+def test_the_stand_in_vectors_are_current() -> None:
+    assert json.loads(VECTORS.read_text()) == stand_in_vectors(), "stale: run protocol/generate.py"
+
+
+def test_the_policy_decisions_read_back() -> None:
+    """Every stand-in move of the sample log is the best-scoring legal move, the smallest body
+    among equals (recomputed from the listed moves), and a fresh replay agrees."""
+    v = json.loads(VECTORS.read_text())
+    log = _log(v["log"].removeprefix("replays/"))
+    assert len(v["decisions"]) >= 5 and v["ties_at"]  # the tie-break decided at least once
+    watcher = Session(log[0])
+    by_seq = {d["seq"]: d for d in v["decisions"]}
+    for raw in log[1:]:
+        e = decode_entry(raw)
+        d = by_seq.pop(e.seq, None)
+        if d is not None:
+            best = max(m[3] for m in d["legal"])
+            assert d["chosen"] == min(m[:3] for m in d["legal"] if m[3] == best)
+            assert e.body == d["chosen"] and raw.hex() == d["entry"]
+            assert watcher.state is not None
+            assert encode_move(reference_move(watcher.state)) == d["chosen"]
+        watcher.receive(raw)
+    assert not by_seq and watcher.finished
+
+
+def _general(tops: list[int], first: int = 0) -> State:
+    return State.new([Team.YELLOW, Team.BLUE], tops, variant=Variant.GENERAL, first_seat=first)
+
+
+def test_the_policy_takes_the_highest_card_and_breaks_ties_by_the_smallest_body() -> None:
+    tops = [i % 3 for i in range(25)]  # values 0, 1, 2 only
+    tops[17] = 4
+    st = _general(tops)
+    assert reference_move(st) == Send(3, 17)  # four characters score 4 there: the 3 is smallest
+    tops[9] = 4
+    st = _general(tops)
+    assert reference_move(st) == Send(3, 9)  # two squares tie too: the smaller square
+    assert capture_score(st, Send(6, 9)) == 4 == capture_score(st, Send(3, 17))
+    assert capture_score(st, Send(3, 0)) == 0
+
+
+def test_the_policy_prefers_a_character_worth_more_than_any_zoo_card() -> None:
+    tops = [i % 3 for i in range(25)]  # the best Zoo card is worth 2
+    st = _general(tops)
+    st.apply(Send(6, 12))  # seat 1 (Yellow)
+    st.reveal(bottom=1)
+    st.apply(Send(3, 13))  # seat 2 (Blue), next to it
+    st.reveal(bottom=0)
+    assert st.to_move == 0
+    assert capture_score(st, Step(12, 13)) == 3
+    assert reference_move(st) == Step(12, 13)
+    # with a Zoo card worth 4 in reach, it scores more than the 3: a Send comes first in the
+    # body order, but the score decides before the order
+    tops[2] = 4
+    st2 = _general(tops)
+    st2.apply(Send(6, 12))
+    st2.reveal(bottom=1)
+    st2.apply(Send(3, 13))
+    st2.reveal(bottom=0)
+    assert reference_move(st2) == Send(3, 2)
+
+
+def test_the_policy_breaks_a_tie_between_a_send_and_a_step_for_the_send() -> None:
+    tops = [i % 3 for i in range(25)]  # the best Zoo card is worth 2 (squares 2, 5, 8, 11, …)
+    st = _general(tops)
+    st.apply(Send(4, 12))  # seat 1, next to the 2 on square 11
+    st.reveal(bottom=3)
+    st.apply(Send(3, 24))
+    st.reveal(bottom=3)
+    # Step 12→11 and Send(3, 2) both score 2: [0, 3, 2] < [1, 12, 11]
+    assert capture_score(st, Step(12, 11)) == 2 == capture_score(st, Send(3, 2))
+    assert max(capture_score(st, m) for m in st.legal_moves()) == 2
+    assert reference_move(st) == Send(3, 2)
+
+
+def _stand_in_move_seq(log: list[bytes]) -> int:
+    watcher = Session(log[0])
+    for raw in log[1:]:
+        e = decode_entry(raw)
+        if e.kind == Kind.MOVE and e.seat in watcher.resigned:
+            return e.seq
+        watcher.receive(raw)
+    raise AssertionError("no stand-in move in the log")
+
+
+def test_the_auditor_rejects_a_forged_stand_in_move_naming_the_entry() -> None:
+    """Signed correctly with the (public) stand-in key, but not the reference policy's move:
+    rejected at that entry, and nobody is convicted (anyone can sign with that key)."""
+    log = _log("3p-standard-resigned.zoolog")
+    k = _stand_in_move_seq(log)
+    watcher = Session(log[0])
+    for raw in log[1:k]:
+        watcher.receive(raw)
+    st = watcher.state
+    assert st is not None
+    chosen = reference_move(st)
+    other = next(m for m in st.legal_moves() if m != chosen)
+    e = decode_entry(log[k])
+    seat = e.seat
+    seed = watcher.opened_seeds[seat]
+    key = stand_in_private_key(watcher.game_id, seat, seed)
+    forged = make_entry(key, k, sha256(log[k - 1]), seat, Kind.MOVE, encode_move(other))
+    report = audit([*log[:k], forged, *log[k + 1 :]])
+    assert report.verdict == "rejected" and report.fault_index == k
+    assert report.fault_seat is None and report.cheater is None
+    assert report.fault_reason is not None
+    assert f"the reference policy gives move {chosen}" in report.fault_reason
+    assert f"this is move {other}" in report.fault_reason
+    with pytest.raises(RemoteProtocolError) as info:
+        watcher.receive(forged)
+    assert not isinstance(info.value, CheatError)
+    assert convicted_by(watcher, forged, info.value) is None and watcher.signer_at(forged) is None
+    assert watcher.receive(log[k]) and len(watcher) == k + 1  # the computed one still stands
+    # and a different stand-in entry for a seq already held is no fork: it proves nothing
+    with pytest.raises(RemoteProtocolError, match="proves nothing") as held:
+        watcher.receive(forged)
+    assert not isinstance(held.value, CheatError)
+
+
+def test_every_peer_computes_the_same_stand_in_entry() -> None:
+    """Two peers that never exchanged the stand-in's entry compute it byte for byte."""
+    game, seat, _ = resigned_game(3)
+    log = game.sessions[0].entries
+    k = _stand_in_move_seq(log)
+    views = [Session(log[0]) for _ in range(2)]
+    for v in views:
+        for raw in log[1:k]:
+            v.receive(raw)
+    assert views[0].stand_in_entry() == views[1].stand_in_entry() == log[k]
+    assert decode_entry(log[k]).seat == seat
+
+
+def test_a_claim_needs_no_vote_from_a_stand_in_and_none_is_against_it() -> None:
+    """Seat 2 resigned a 3-seat game: a claim against seat 1 needs seat 3's vote only, and a
+    vote against the stand-in does not exist (its entries are computed, it never stalls)."""
+    game, rng = _game(3, "stand-in-claim")
+    moves = [0]
+
+    def stop(f: object) -> bool:
+        if getattr(f, "kind", None) == Kind.MOVE:
+            moves[0] += 1
+        return getattr(f, "kind", None) == Kind.MOVE and moves[0] > 3
+
+    play_until(game, rng, stop)
+    r = game.sessions[1].resign()
+    for i in (0, 2):
+        assert game.sessions[i].add_resignation(r)
+    f = game.sessions[0].floor
+    assert f is not None
+    appender = f.seat if f.seat != 1 else 0
+    for raw in game.sessions[appender].take_outgoing():
+        broadcast(game, appender, raw)
+    assert 1 in game.sessions[2].resigned
+    # play on until seat 1 (index 0) must move, the stand-in's entries appended as they come
+    while True:
+        f = game.sessions[0].floor
+        assert f is not None
+        if f.seat == 0 and f.kind == Kind.MOVE and len(game.sessions[2]) == len(game.sessions[0]):
+            break
+        if f.seat == 1:
+            for raw in game.sessions[2].take_outgoing():
+                broadcast(game, 2, raw)
+        else:
+            step(game, rng, random_mover)
+    s2 = game.sessions[2]
+    assert s2.votes_missing() == [2]  # its own vote only: the stand-in is not asked
+    claim = claim_round(game, [2])
+    game.sessions[0].receive(claim)
+    report = audit(game.sessions[0].entries)
+    assert report.verdict == "ok", report.fault_reason
+    assert report.ending is not None and report.ending.by == (2,) and report.ending.seat == 0
+    # a claim naming the stand-in's vote too is refused
+    body = decode_entry(claim).body
+    stand = stand_in_private_key(s2.game_id, 1, s2.opened_seeds[1])
+    extra = [body[0], body[1], [[1, stand.sign(b"x")], *body[2]]]
+    log = game.sessions[0].entries[:-1]
+    obs = Session(log[0])
+    for raw in log[1:]:
+        obs.receive(raw)
+    bad = make_entry(game.keys[2], len(log), sha256(log[-1]), 2, Kind.CLAIM, extra)
+    with pytest.raises(RemoteProtocolError, match="one vote from each of seats"):
+        obs.receive(bad)
