@@ -69,8 +69,61 @@ def raw_round_trip(n: int = 2000) -> tuple[float, float]:
     return pct(times, 0.5), pct(times, 0.99)
 
 
+def stages(procs: list[list[tuple[str, int, int]]], players: int) -> dict[str, list[float]]:
+    """Where a move's time goes (ms), from the per-process traces (event, n, ns) lines:
+    - `sign+fsync+send`: the mover, from `mk` (before signing) to `tx` (its move published);
+    - `transport`: an entry's `tx` at its author to its `rx` at another peer (the zmq hop,
+      with its I/O threads and the scheduler's delay in waking the receiver);
+    - `verify+apply`: `rx` to `ok` at a receiver (decode, signature, rules, session);
+    - `turnaround`: at a reveal's author, from `ok` of the entry before to `tx` of its reveal
+      (sign, write, publish);
+    - `hops`: entries on the critical path of a move (1, or 1 + players with a reveal round);
+    - `last fan-out`: the round's last entry, from its `tx` to the last peer's `ok`."""
+    tx: dict[int, tuple[int, int]] = {}  # seq -> (proc, t)
+    rx: dict[tuple[int, int], int] = {}  # (seq, proc) -> t
+    ok: dict[tuple[int, int], int] = {}
+    moves: list[tuple[int, int]] = []  # (seq, t of mk)
+    for i, lines in enumerate(procs):
+        for ev, n, t in lines:
+            if ev == "tx":
+                tx[n] = (i, t)
+            elif ev == "rx":
+                rx.setdefault((n, i), t)
+            elif ev == "ok":
+                ok[(n, i)] = t
+            elif ev == "mk":
+                moves.append((n, t))
+    moves.sort()
+    out: dict[str, list[float]] = defaultdict(list)
+    starts = [m for m, _ in moves]
+    for k, (m, t0) in enumerate(moves):
+        if m not in tx:
+            continue
+        out["sign+fsync+send"].append((tx[m][1] - t0) / 1e6)
+        end = starts[k + 1] - 1 if k + 1 < len(starts) else m
+        last = m if end - m != players else end  # a full reveal round follows, or nothing
+        out["hops"].append(last - m + 1)
+        for seq in range(m, last + 1):
+            if seq not in tx:
+                break
+            author, t_tx = tx[seq]
+            for i in range(len(procs)):
+                if i != author and (seq, i) in rx and (seq, i) in ok:
+                    out["transport"].append((rx[(seq, i)] - t_tx) / 1e6)
+                    out["verify+apply"].append((ok[(seq, i)] - rx[(seq, i)]) / 1e6)
+            if seq < last and seq + 1 in tx:
+                nxt, t_next = tx[seq + 1]
+                if (seq, nxt) in ok:
+                    out["turnaround"].append((t_next - ok[(seq, nxt)]) / 1e6)
+        if last in tx:
+            oks = [ok[(last, i)] for i in range(len(procs)) if (last, i) in ok]
+            if len(oks) == players - 1:
+                out["last fan-out"].append((max(oks) - tx[last][1]) / 1e6)
+    return out
+
+
 def one_game(
-    tmp: Path, players: int = 4, mesh: bool = True
+    tmp: Path, players: int = 4, mesh: bool = True, stage: dict[str, list[float]] | None = None
 ) -> tuple[list[float], list[float], float]:
     """Play a headless game; return per-move latencies (ms) from signing and from the wire
     (after the mover's own fsync), and the opening round time (ms). `mesh=False` turns the
@@ -137,9 +190,12 @@ def one_game(
     settled: dict[int, list[int]] = defaultdict(list)
     started: list[int] = []
     genesis = 0
+    procs: list[list[tuple[str, int, int]]] = []
     for f in trace.iterdir():
+        procs.append([])
         for line in f.read_text().splitlines():
             ev, n, t = line.split()
+            procs[-1].append((ev, int(n), int(t)))
             if ev == "sent":
                 sent[int(n)] = int(t)
             elif ev == "onwire":
@@ -150,6 +206,9 @@ def one_game(
                 started.append(int(t))
             elif ev == "genesis":
                 genesis = int(t)
+    if stage is not None:
+        for k, v in stages(procs, players).items():
+            stage[k] += v
     lat = [(max(settled[h]) - t0) / 1e6 for h, t0 in sent.items() if len(settled[h]) == players]
     wire = [(max(settled[h]) - t0) / 1e6 for h, t0 in onwire.items() if len(settled[h]) == players]
     return lat, wire, (max(started) - genesis) / 1e6
@@ -188,13 +247,19 @@ def main() -> None:
         action="store_true",
         help="also time 4-peer games without direct links (every entry through the host)",
     )
+    ap.add_argument(
+        "--stages",
+        action="store_true",
+        help="also print where a 4-peer move's time goes (median ms per stage)",
+    )
     args = ap.parse_args()
+    stage: dict[str, list[float]] = defaultdict(list)
     lats: list[float] = []
     wires: list[float] = []
     openings: list[float] = []
     for _ in range(args.games):
         with tempfile.TemporaryDirectory() as d:
-            lat, wire, opening = one_game(Path(d))
+            lat, wire, opening = one_game(Path(d), stage=stage)
             lats += lat
             wires += wire
             openings.append(opening)
@@ -210,6 +275,10 @@ def main() -> None:
     print(f"raw Ed25519 verify us: {verify:.0f}")
     print(f"move latency p50 / raw round trip: {pct(lats, 0.5) / rt50:.1f}")
     print(f"move latency p50 / raw verify: {pct(lats, 0.5) * 1000 / verify:.1f}")
+    if args.stages:
+        for name, values in stage.items():
+            print(f"stage {name} p50: {pct(values, 0.5):.3f}")
+            print(f"stage {name} p90: {pct(values, 0.9):.3f}")
     if args.star:
         star: list[float] = []
         for _ in range(args.games):

@@ -118,21 +118,31 @@ class ClaimQuestion:
         """How many votes the claim needs: every seat's but the late seat's."""
         return len(self.voted) + len(self.missing)
 
-    def votes_text(self) -> str:
-        """``claim votes 1 of 2: seat 2 (Green); still needed: you``; "" with no vote yet."""
+    @property
+    def count(self) -> str:
+        """How far the claim has come, the one count every line about its votes says: ``1 of
+        2``."""
+        return f"{len(self.voted)} of {self.needs}"
+
+    @property
+    def still_needed(self) -> str:
+        """Whose votes the claim still lacks: ``still needed: you, seat 4 (Yellow)``."""
+        return f"still needed: {', '.join(self.missing)}"
+
+    def votes_text(self, *, capital: bool = False) -> str:
+        """``claim votes 1 of 2: seat 2 (Green); still needed: you`` (``Claim …`` to begin a
+        sentence); "" with no vote yet."""
         if not self.voted:
             return ""
-        return (
-            f"claim votes {len(self.voted)} of {self.needs}: {', '.join(self.voted)}; "
-            f"still needed: {', '.join(self.missing)}"
-        )
+        head = "Claim" if capital else "claim"
+        return f"{head} votes {self.count}: {', '.join(self.voted)}; {self.still_needed}"
 
     def update_text(self) -> str:
         """One line when a vote came: ``seat 2 (Green) voted to claim the game from seat 3
         (Red): 1 of 2 votes; still needed: you`` (and, while asked, the seconds left)."""
         line = (
             f"{', '.join(self.came) or 'a seat'} voted to claim the game from {self.who}: "
-            f"{len(self.voted)} of {self.needs} votes; still needed: {', '.join(self.missing)}"
+            f"{self.count} votes; {self.still_needed}"
         )
         if self.claims_in is not None:
             line += f"; without an answer the game is claimed for you in {self.claims_in} s"
@@ -147,7 +157,7 @@ class ClaimQuestion:
             "claim the game now (c), or wait (w)?"
         )
         if self.voted:
-            q += f" C{self.votes_text()[1:]}."
+            q += f" {self.votes_text(capital=True)}."
         left = self.claims_in if claims_in is None else claims_in
         if left is not None:
             q += f" Without an answer the game is claimed for you in {max(0, left)} s."

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
 import json
 import os
 import stat
@@ -560,6 +561,85 @@ def default_log_path(game_id: bytes) -> Path:
     """``<data dir>/logs/YYYYmmdd-HHMMSS-<gameid8>.zoolog``."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     return logs_dir() / f"{stamp}-{game_id.hex()[:8]}.zoolog"
+
+
+class LogInUse(LogError):
+    """Another live process (a `zoo host`, a `zoo resume`) holds the lock of this log."""
+
+
+@dataclass
+class LogLock:
+    """The lock of one log's name, held by the one process that plays it: its log, sidecar and
+    `<log>.bots/` folder are that process's while it runs. An advisory `flock` on
+    ``<log>.lock``: the kernel drops it when the process ends in any way (kill -9 too), so a
+    stale lock file never blocks a later game."""
+
+    path: Path
+    fd: int | None
+
+    def release(self) -> None:
+        """Let the log go (idempotent): the file is removed while still locked, then closed."""
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        os.close(self.fd)
+        self.fd = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def lock_path(log: Path) -> Path:
+    """Where the lock of the log `log` lives: ``<log>.lock``."""
+    return log.with_name(log.name + ".lock")
+
+
+def lock_log(log: Path, command: str) -> LogLock:
+    """Take the lock of `log` for this process, running `command` (``zoo host``); raise
+    `LogInUse` naming the log and the command holding it when another live process has it.
+
+    A holder that ends removes the file while it still holds the lock: a lock taken on a file
+    that is no longer at its path was taken on nothing, and is taken again."""
+    path = lock_path(log)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(8):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.read(fd, 64).decode("utf-8", "replace").strip()
+            os.close(fd)
+            raise LogInUse(f"{log} is in use by another {_holder_words(holder)}") from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{command} {os.getpid()}\n".encode())
+            return LogLock(path, fd)
+        os.close(fd)
+    raise LogInUse(f"{log}: its lock file {path} keeps changing; try again")  # pragma: no cover
+
+
+def _holder_words(holder: str) -> str:
+    """What a lock file says of its holder (``zoo host 1234``), as words; the file's bytes are
+    anyone's: only a known command and a number are believed."""
+    parts = holder.split()
+    if (
+        len(parts) == 3
+        and parts[0] == "zoo"
+        and parts[1] in ("host", "join", "play", "resume")
+        and parts[2].isascii()
+        and parts[2].isdigit()
+        and len(parts[2]) <= 10
+    ):
+        return f"`zoo {parts[1]}` (process {int(parts[2])})"
+    return "zoo command"
 
 
 def sidecar_path(log: Path) -> Path:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["lobby_waiting", "seat_word", "shown"]
+__all__ = ["ZOO_WORDS", "lobby_waiting", "seat_word", "shown", "uncovered", "zoo_card_words"]
 
 # Unicode categories that can never appear on screen as themselves: controls, format characters
 # (bidi overrides, zero-width joiners), surrogates, private use, unassigned, line/paragraph seps.
@@ -96,3 +96,30 @@ def lobby_waiting(taken: int, need: int) -> str:
         return "every seat is taken: the game is starting"
     players = "player" if left == 1 else "players"
     return f"waiting for {left} more {players} to join (the game starts when every seat is taken)"
+
+
+ZOO_WORDS = {0: "an empty place", 1: "1 zombie", 2: "2 zombies", 3: "3 zombies", 4: "an animal"}
+"""What a Zoo card of each value shows, in every front end's sentences."""
+
+
+def zoo_card_words(value: int) -> str:
+    """A Zoo card in words, the one way every front end says it.
+
+    >>> zoo_card_words(3)
+    'a 3 (3 zombies)'
+    >>> zoo_card_words(4)
+    'a 4 (an animal)'
+    """
+    words = ZOO_WORDS.get(value)
+    return f"a {shown(value, 8)}" + (f" ({words})" if words else "")
+
+
+def uncovered(value: int) -> str:
+    """How every front end (line mode, app, replay, exports) says that a capture uncovered the
+    bottom card of the square it took: one wording, right after the move (in the same sentence
+    or on the next line), so the square is the move's own.
+
+    >>> uncovered(2)
+    'under it: a 2 (2 zombies)'
+    """
+    return f"under it: {zoo_card_words(value)}"

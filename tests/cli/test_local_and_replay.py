@@ -73,7 +73,7 @@ def test_replay_dump_tells_the_whole_story(log3: Path) -> None:
     r = runner.invoke(app, ["replay", str(log3), "--dump"])
     assert r.exit_code == 0, r.output
     assert "first to play" in r.output
-    assert "the bottom card is a" in r.output
+    assert "under it: " in r.output  # a bottom card uncovered (text.uncovered)
     assert "every seat signed the result" in r.output
     assert "Final score" in r.output
     assert "the deal (top / bottom, * = mutant)" in r.output

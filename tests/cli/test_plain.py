@@ -20,7 +20,9 @@ from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.protocol.liveness import Clocks
 from zoo_p2p.rules import KnownDeal, Move, State, Step, Team, Variant, move_name
 
-PROMPT = "Your move (e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
+# a networked game whose genesis does not allow hints: the prompt offers no `x` (it cannot work)
+PROMPT = "Your move (e.g. 5@C3, C3-C4; ? moves, b board, q quit): "
+PROMPT_WITH_HINT = "Your move (e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
 
 
 @dataclass
@@ -207,6 +209,26 @@ def test_hotseat_has_the_same_prompt_b_and_q() -> None:
     assert re.search(r"player [12] \((Yellow|Blue)\), your move \(e\.g\. 5@C3", out), out
     assert "'*' you" in " ".join(out.split())  # the board with its legend after 'b'
     assert "staying in the game" in out and "You left the game." in out
+
+
+def test_the_prompt_offers_x_hint_only_where_a_hint_can_be_had() -> None:
+    # a networked game: only when its genesis allows hints
+    for allowed, prompt in ((False, PROMPT), (True, PROMPT_WITH_HINT)):
+        out = io.StringIO()
+        seats = [SeatInfo("you", bytes(32), Team.YELLOW), SeatInfo("bo", bytes(32), Team.BLUE)]
+        session = FakeSession(_game().public(), seats=seats, genesis=FakeGenesis(hints=allowed))
+        link = FakeLink(session)
+        d = PlainDriver(Console(file=out, width=100, no_color=True), stdin_fd=0)
+        d.on_started(link)  # type: ignore[arg-type]
+        d.on_turn(link)  # type: ignore[arg-type]
+        assert out.getvalue().endswith(prompt), (allowed, out.getvalue()[-200:])
+    # one person against bots: offered; two people at one terminal: not
+    solo = CliRunner().invoke(app, ["play", "--local", "--seed", "3"], input="q\ny\n")
+    assert "x hint" in solo.output, solo.output
+    hotseat = CliRunner().invoke(
+        app, ["play", "--local", "--hotseat", "2", "--seed", "3"], input="q\ny\n"
+    )
+    assert "your move (e.g. 5@C3" in hotseat.output and "x hint" not in hotseat.output
 
 
 def test_a_huge_pasted_line_is_dropped_in_linear_time_and_the_next_line_counts() -> None:

@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from tests.cli.test_plain import PROMPT, FakeGenesis, FakeLink, FakeSession, _game
+from tests.cli.test_plain import PROMPT, PROMPT_WITH_HINT, FakeGenesis, FakeLink, FakeSession, _game
 from tests.held_hint import HeldHint
 from zoo_p2p.bots import analysis, make_bot
 from zoo_p2p.cli.app import app
@@ -59,7 +59,7 @@ def test_zoo_play_plain_says_the_experts_move_without_blocking_the_loop() -> Non
     assert move in state.legal_moves() and 0 <= int(found.group(2)) <= 100
     again = analysis.hint(state, networked=False)  # the same seed: the position's own
     assert again is not None and again.move == move
-    assert text.endswith(PROMPT) and link.played == []  # a hint plays nothing
+    assert text.endswith(PROMPT_WITH_HINT) and link.played == []  # a hint plays nothing
 
 
 def test_a_plain_hint_for_a_position_that_changed_is_dropped(

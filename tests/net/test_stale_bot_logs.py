@@ -5,16 +5,18 @@ and hosted again with the same --log saw the bot resume its old log, "dropped a 
 
 from __future__ import annotations
 
-from tests.net.harness import Procs, audit_file
-from zoo_p2p.storage import read_log
+import signal
+
+from tests.net.harness import Procs, audit_file, wait_for
+from zoo_p2p.storage import lock_log, lock_path, read_log
 
 
-def _bot_game(procs: Procs, name: str) -> None:
+def _bot_game(procs: Procs, name: str, *more: str) -> None:
     """A whole 2-seat game of the host's own bots, logged at tmp/game.zoolog; bound 60 s."""
     log = procs.tmp / "game.zoolog"
     p = procs.zoo(
         "host", "--players", "2", "--bots", "2", "--bind", "127.0.0.1", "--no-announce",
-        "--log", str(log), name=name,
+        "--log", str(log), *more, name=name,
     )  # fmt: skip
     assert procs.wait(p, name, timeout=60) == 0, procs.text(name)
 
@@ -26,9 +28,11 @@ def test_a_new_game_moves_the_bots_files_of_an_earlier_game_aside(procs: Procs) 
     old = (bots / "bot1.zoolog").read_bytes()
     assert old
     log.unlink()  # the user deletes the log, not the bots' directory
-    _bot_game(procs, "second")
-    said = " ".join(procs.text("second").split())
+    _bot_game(procs, "second", "--quiet")
+    # moved data is the user's to know of: said even with --quiet (which keeps stdout empty)
+    said = " ".join((procs.tmp / "second.err").read_text().split())
     assert f"moved {bots} (an earlier game's bots) aside to {bots}.old" in said, said
+    assert not (procs.tmp / "second.out").read_text().strip()
     r = audit_file(log)
     assert r.verdict == "ok", (r.fault_reason, procs.text("second"))  # type: ignore[attr-defined]
     assert r.ending_text.startswith("finished")  # type: ignore[attr-defined]
@@ -65,3 +69,29 @@ def test_a_bot_resuming_another_games_log_is_turned_away_and_says_so(procs: Proc
     assert procs.wait(host2, "host2", timeout=60) == 0, procs.text("host2")
     assert procs.wait(fresh, "fresh", timeout=10) == 0, procs.text("fresh")
     assert "it is resuming the log of another game" in " ".join(procs.text("host2").split())
+
+
+def test_a_second_host_of_the_same_log_is_refused_while_the_first_plays_it(procs: Procs) -> None:
+    """Two `zoo host --log L` at once: the second moved the first's live `L.bots/` aside. Now
+    it refuses in one line naming L and the first host, and touches nothing."""
+    first, _ = procs.host("--players", "3", "--bots", "1", "--no-announce", name="first")
+    log = procs.tmp / "first.zoolog"
+    bots = log.with_name(log.name + ".bots")
+    wait_for(lambda: bots.is_dir() and any(bots.iterdir()), 20, "the first host's bot files")
+    before = sorted(p.name for p in bots.iterdir())
+    second = procs.zoo(
+        "host", "--players", "2", "--bots", "2", "--bind", "127.0.0.1", "--no-announce",
+        "--log", str(log), name="second",
+    )  # fmt: skip
+    assert procs.wait(second, "second", timeout=30) == 1, procs.text("second")
+    said = " ".join((procs.tmp / "second.err").read_text().split())  # wrapped at 80 columns
+    assert f"{log} is in use by another `zoo host` (process {first.pid})" in said, said
+    assert "another --log" in said and "Traceback" not in said
+    assert not (procs.tmp / "first.zoolog.bots.old").exists()
+    assert sorted(p.name for p in bots.iterdir()) == before
+    assert first.poll() is None  # the first game goes on
+    first.send_signal(signal.SIGINT)  # Ctrl-C: it leaves, and lets the log go
+    assert procs.wait(first, "first", timeout=30) == 130, procs.text("first")
+    assert not lock_path(log).exists()
+    with lock_log(log, "zoo host"):
+        pass

@@ -55,3 +55,21 @@ def test_the_app_says_the_game_ended_by_a_claim_not_resume() -> None:
             assert "your turn" not in top
             hand_bar = [ln.split("│")[0].strip() for ln in shot.splitlines()[1:]]
             assert "game over" in hand_bar and "hand: (not your turn)" not in shot
+
+
+def test_the_status_line_shows_a_long_ending_whole_at_80_and_120_columns() -> None:
+    """The ending of a claimed game is longer than a line: the status wraps it at the terminal's
+    width (it was cut at the edge; only the moves panel had it whole)."""
+    snap = snapshot(SimpleNamespace(session=_claimed_session()))  # type: ignore[arg-type]
+    assert snap.ended is not None and len(snap.ended) > 100
+
+    async def status(width: int) -> str:
+        async with net_game(snap, size=(width, 30)) as (app, _pilot, _table):
+            lines = screen_text(app).splitlines()
+        head = lines[: next(i for i, ln in enumerate(lines) if ln.split()[:5] == list("ABCDE"))]
+        assert all(len(ln) <= width for ln in head)
+        return " ".join(ln.strip() for ln in head)
+
+    for width in (80, 120):
+        said = asyncio.run(status(width))
+        assert "game over" in said and snap.ended in said, (width, said)

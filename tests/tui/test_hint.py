@@ -185,3 +185,30 @@ def test_zoo_play_in_the_app_offers_hints_against_its_own_bots() -> None:
     # `zoo host --hints`: the genesis says every seat agreed (PROTOCOL.md §3.2)
     agreed = HINT_LINE.search(asyncio.run(run(networked=True, hints=True)))
     assert agreed is not None and parse_move(agreed.group(1)) in st.legal_moves()
+
+
+def test_a_hot_seat_keys_line_offers_no_hint_key() -> None:
+    """Hints are refused at a hot-seat table of two people: its keys line never offers `x`,
+    on the board nor in the typing box (one person against a bot is offered it, above)."""
+    table = LocalTable(
+        teams=[Team.YELLOW, Team.BLUE], names=["Ada", "Bo"], human={0, 1}, bots={}, seed=5
+    )
+
+    async def run() -> tuple[str, str]:
+        app = ZooApp(table=table, glyphs=UTF8)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await asyncio.wait_for(app.workers.wait_for_complete(), WAIT)
+            await pilot.pause()
+            board = screen_text(app)
+            await pilot.press("tab")
+            await pilot.pause()
+            typing = screen_text(app)
+            await pilot.press("escape", "tab")
+            return board, typing
+
+    board, typing = asyncio.run(run())
+    keys = [line for line in board.splitlines() if "q quit" in line]
+    typed = [line for line in typing.splitlines() if "Enter: play the move typed" in line]
+    assert len(keys) == 1 and len(typed) == 1, (board, typing)
+    assert "? moves" in keys[0] and "x hint" not in keys[0], keys[0]
+    assert "hint" not in typed[0], typed[0]

@@ -15,7 +15,7 @@ from zoo_p2p.errors import LogError, ZooError
 from zoo_p2p.export import GameRecord, from_text, record_from_entries, to_html, to_text
 from zoo_p2p.export.text import FORMAT, MAX_TEXT_BYTES
 from zoo_p2p.rules import move_name
-from zoo_p2p.text import shown
+from zoo_p2p.text import shown, uncovered
 
 
 def is_text_record(path: Path) -> bool:
@@ -148,7 +148,7 @@ def view_text_record(
         line.append(f"{names[m.seat]} ({team.label})", style=team.colour)
         line.append(f" {move_name(m.move)}")
         if m.bottom is not None:
-            line.append(f"  the card below is a {m.bottom}", style="cyan")
+            line.append(f"  {uncovered(m.bottom)}", style="cyan")
         if m.mutant is not None:
             line.append("  MUTANT" if m.mutant else "  not a mutant", style="magenta")
         console.print(line)

@@ -303,7 +303,9 @@ def map_port(
         )
         console.print(Text("players outside this network cannot reach you; instead:"))
         for line in advice(port, lan):
-            console.print(Text(line), soft_wrap=True)
+            # prose wraps at word boundaries to the terminal's width; a command to copy (indented)
+            # stays one line, whatever the width
+            console.print(Text(line), soft_wrap=line.startswith("    "))
         return None, None
     console.print(
         Text(

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from zoo_p2p.bots.analysis import hint_refusal
 from zoo_p2p.cli.plain import (
     HELP,
     QUIT_CONFIRM,
@@ -67,7 +68,10 @@ def human_chooser(
 
     def choose(state: State) -> Move:
         who = None if me is not None or names is None else names[state.to_move]
-        label = prompt_text(None if who is None else f"{who} ({state.teams[state.to_move].label})")
+        label = prompt_text(
+            None if who is None else f"{who} ({state.teams[state.to_move].label})",
+            hints=hint_refusal(networked=False, people=people) is None,
+        )
         while True:
             try:
                 text = ask(label)

@@ -4,17 +4,20 @@
 The network stack is imported only when a command runs, so that ``zoo --help`` stays fast.
 """
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from zoo_p2p.cli import options as o
 from zoo_p2p.errors import UsageError, ZooError
+from zoo_p2p.text import shown
 
 if TYPE_CHECKING:
     from zoo_p2p.cli.runners import HostPlan
@@ -115,6 +118,27 @@ def setup_logging(verbose: bool, quiet: bool) -> None:
     logging.basicConfig(
         level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
+
+
+@contextlib.contextmanager
+def holding_log(log: Path | None, command: str) -> Iterator[None]:
+    """Hold the lock of `log` while `command` runs (``zoo host``): its log, sidecar and bots'
+    folder are this process's alone. Another live process holding it: one red line, exit 1."""
+    if log is None:  # a default log path: named after the game, nobody else's
+        yield
+        return
+    from zoo_p2p import storage
+
+    try:
+        lock = storage.lock_log(log, command)
+    except storage.LogInUse as exc:
+        advice = "" if command == "zoo resume" else ", or use another --log"
+        Console(stderr=True, highlight=False).print(
+            Text(f"{shown(str(exc), 500)}: wait for it to end{advice}", style="red")
+        )
+        raise typer.Exit(1) from None
+    with lock:
+        yield
 
 
 def exit_with(run: Callable[[], int]) -> NoReturn:
@@ -236,7 +260,8 @@ def host_cmd(
         hints=hints,
     )
     own_level = (bot or level) if own_bot else None
-    run_seat(host_start(plan), console, plain=plain, bot=own_level, delay=delay, think=think)
+    with holding_log(log, "zoo host"):
+        run_seat(host_start(plan), console, plain=plain, bot=own_level, delay=delay, think=think)
 
 
 def _seat_number(text: str, seats: int) -> int:
@@ -304,17 +329,18 @@ def join_cmd(
 
         return start
 
-    if invite is None and not use_plain(plain):
-        pick = tui_entry("run_join_picked")
-        if pick is not None:  # the games found on the LAN are listed in the app (issue 11)
-            exit_with(lambda: pick_and_join(console, pick, start_with))
     if invite is not None:  # a usage error before anything opens, full screen or not
         from zoo_p2p.cli import lan
 
         problem = lan.invite_problem(invite)
         if problem is not None:
             raise typer.BadParameter(problem, param_hint="'INVITE'")
-    run_seat(start_with(invite), console, plain=plain)
+    with holding_log(log, "zoo join"):
+        if invite is None and not use_plain(plain):
+            pick = tui_entry("run_join_picked")
+            if pick is not None:  # the games found on the LAN are listed in the app (issue 11)
+                exit_with(lambda: pick_and_join(console, pick, start_with))
+        run_seat(start_with(invite), console, plain=plain)
 
 
 def pick_and_join(
@@ -427,7 +453,8 @@ def resume_cmd(
             console=con,
         )
 
-    run_seat(start, console, plain=plain, bot=level or bot)
+    with holding_log(log, "zoo resume"):
+        run_seat(start, console, plain=plain, bot=level or bot)
 
 
 def play_command(
@@ -467,7 +494,8 @@ def play_command(
         hints=True,  # the genesis says so: the log shows it, `zoo resume` keeps hints on
     )
     # every other seat is a bot this command starts: the person may ask the expert for hints
-    run_seat(host_start(plan), console, plain=plain, networked=False)
+    with holding_log(log, "zoo play"):
+        run_seat(host_start(plan), console, plain=plain, networked=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -140,7 +140,14 @@ RevealTime = Annotated[
         help="How long a seat may take for what its software computes (reveals, seeds…).",
     ),
 ]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")]
+Quiet = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="Print nothing but errors and what was done to your files (on stderr).",
+    ),
+]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log the transport.")]
 Plain = Annotated[
     bool,

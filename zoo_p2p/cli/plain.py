@@ -51,6 +51,8 @@ HELP = (
     "'b' shows the board and the legend, 'q' leaves."
 )
 PROMPT_HINT = "(e.g. 5@C3, C3-C4; ? moves, x hint, b board, q quit): "
+PROMPT_NO_HINT = "(e.g. 5@C3, C3-C4; ? moves, b board, q quit): "
+"""The prompt where hints are refused (`hint_refusal`): it offers no key that cannot work."""
 QUIT_WORDS = ("q", "quit", "exit")
 CLAIM_PROMPT = "claim the game now (c), or wait (w)? "
 CLAIM_WORDS = ("c", "claim")
@@ -65,10 +67,11 @@ def clock_line(move_seconds: int) -> str:
     )
 
 
-def prompt_text(who: str | None = None) -> Text:
-    """The one move prompt of the line mode: 'Your move (…): ' or 'NAME, your move (…): '."""
+def prompt_text(who: str | None = None, *, hints: bool = True) -> Text:
+    """The one move prompt of the line mode: 'Your move (…): ' or 'NAME, your move (…): ';
+    ``x hint`` only where hints are offered (``hints``)."""
     head = "Your move" if who is None else f"{who}, your move"
-    return Text.assemble((head, "bold green"), " ", PROMPT_HINT)
+    return Text.assemble((head, "bold green"), " ", PROMPT_HINT if hints else PROMPT_NO_HINT)
 
 
 @dataclass
@@ -324,7 +327,8 @@ class PlainDriver(ConsoleDriver):
             self.con.print(Text(CLAIM_PROMPT, style="bold yellow"), end="")
             self.at_prompt = True
         elif link.my_turn:
-            self.con.print(prompt_text(), end="")
+            hints = hint_refusal(networked=self.networked, agreed=self.agreed) is None
+            self.con.print(prompt_text(hints=hints), end="")
             self.at_prompt = True
 
     @staticmethod

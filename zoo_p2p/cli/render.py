@@ -11,10 +11,9 @@ from rich.text import Text
 
 from zoo_p2p.rules import Card, Move, Send, State, Step, Team, Variant, move_name, square_name
 from zoo_p2p.rules.board import COLUMNS, COPIES_PER_VALUE, SIZE
-from zoo_p2p.text import shown
+from zoo_p2p.text import shown, uncovered, zoo_card_words
 
 ZOO_STYLE = {0: "bright_black", 1: "bright_red", 2: "red", 3: "bold red", 4: "bold bright_green"}
-ZOO_WORD = {0: "empty place", 1: "1 zombie", 2: "2 zombies", 3: "3 zombies", 4: "animal"}
 
 LEGEND = (
     "squares: top card, then what lies under it: '3 ?' a 3 over a hidden card, "
@@ -169,7 +168,7 @@ def describe_move(
     line = Text.assemble(who, verb)
     if target.kind == "zoo":
         assert target.value is not None
-        line.append(f" and take{'' if mine else 's'} a {target.value} ({ZOO_WORD[target.value]})")
+        line.append(f" and take{'' if mine else 's'} {zoo_card_words(target.value)}")
     elif target.kind == "character":
         assert target.seat is not None
         line.append(" and take " if mine else " and takes ")
@@ -181,9 +180,8 @@ def describe_move(
     lines.append(line)
     u_before, u_after = before.under(dest), after.under(dest)
     if u_before.kind == "unknown" and u_after.kind == "zoo":
-        lines.append(
-            Text(f"{square_name(dest)}: the bottom card is a {u_after.value}", style="cyan")
-        )
+        assert u_after.value is not None
+        lines.append(Text(uncovered(u_after.value), style="cyan"))
     if after.top(dest).kind == "mutant" and before.top(dest).kind != "mutant":
         loser = Text("you lose your") if mine else Text.assemble(who, " loses their")
         lines.append(

@@ -44,7 +44,7 @@ from zoo_p2p.protocol.session import Session
 from zoo_p2p.protocol.walk import Step, walk
 from zoo_p2p.rules import Move, State, move_name, square_name
 from zoo_p2p.storage import LogReader
-from zoo_p2p.text import HINTS_ALLOWED_LINE, seat_word, shown
+from zoo_p2p.text import HINTS_ALLOWED_LINE, seat_word, shown, uncovered
 
 KEYS = "Enter/n next move · b back one · N or j N: move N · s start · e end · q quit"
 
@@ -110,7 +110,7 @@ def _describe(session: Session, names: list[str], ev: Event) -> Text | None:
         return Text.assemble(seat_label(st, ev.seat, names), f" plays {move_name(ev.move)}")
     if isinstance(ev, CardRevealed) and session.first_seat is not None and st is not None:
         if st.history:
-            return Text(f"{square_name(ev.square)}: the bottom card is a {ev.value}", style="cyan")
+            return Text(uncovered(ev.value), style="cyan")
         return None
     if isinstance(ev, MutantRevealed):
         if ev.is_mutant:

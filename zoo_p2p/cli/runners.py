@@ -382,10 +382,11 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     # our bots keep their keys and logs with the game, so `zoo resume` can restart them; what
     # an earlier game left there (its log since deleted) is moved aside, never reused or deleted
     bots_dir, moved = bots_dir_for(plan.log_path)
-    if moved is not None:
-        console.print(
-            Text(f"moved {bots_dir} (an earlier game's bots) aside to {moved}", style="yellow"),
-            soft_wrap=True,
+    if moved is not None:  # a change to the user's files: said even with --quiet (on stderr)
+        (Console(stderr=True, highlight=False) if console.quiet else console).print(
+            Text(f"moved {shown(bots_dir)} (an earlier game's bots) aside to {shown(moved)}"),
+            style="yellow",
+            soft_wrap=True,  # two paths to copy: whole, never cut
         )
     files.sidecar = dataclasses.replace(
         files.sidecar, bots_dir=str(bots_dir), bot_level=plan.level, bot_count=plan.bots

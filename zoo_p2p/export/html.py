@@ -14,7 +14,7 @@ from html import escape
 
 from zoo_p2p.export.record import GameRecord, MoveRecord
 from zoo_p2p.rules import Card, Send, State, Step, Team, Variant, move_name, square_name
-from zoo_p2p.text import HINTS_WERE_ALLOWED, shown
+from zoo_p2p.text import HINTS_WERE_ALLOWED, shown, uncovered, zoo_card_words
 
 __all__ = ["card_code", "to_html"]
 
@@ -27,7 +27,6 @@ TEAM_CSS = {
     Team.RED: "#d23b3b",
 }
 ZOO_CSS = {0: "#9aa0a6", 1: "#e4846f", 2: "#d0543c", 3: "#a7281a", 4: "#2f9e5b"}
-ZOO_WORD = {0: "an empty place", 1: "1 zombie", 2: "2 zombies", 3: "3 zombies", 4: "an animal"}
 MARK_CSS = {"inaccuracy": "#c99a00", "mistake": "#e07000", "blunder": "#d23b3b"}
 
 
@@ -131,7 +130,7 @@ def _describe(before: State, after: State, m: MoveRecord, rec: GameRecord) -> st
     target = before.top(dest)
     if target.kind == "zoo":
         assert target.value is not None
-        text += f" and takes a {target.value} ({ZOO_WORD[target.value]})"
+        text += f" and takes {zoo_card_words(target.value)}"
     elif target.kind == "character":
         assert target.seat is not None
         text += f" and takes {_seat(rec.names, rec.teams, target.seat)}'s {target.value}"
@@ -139,12 +138,13 @@ def _describe(before: State, after: State, m: MoveRecord, rec: GameRecord) -> st
         text += f" and kills the mutant (a {target.value})"
     extra = []
     if m.bottom is not None:
-        extra.append(f"the card below is a {m.bottom}")
+        extra.append(escape(uncovered(m.bottom)))
     if m.mutant is True:
         extra.append(f"the {target.value} was a MUTANT: the character is lost")
     elif m.mutant is False:
         extra.append(f"the {target.value} was not a mutant")
-    return text + (". " + "; ".join(extra).capitalize() if extra else "") + "."
+    tail = "; ".join(extra)
+    return text + (f". {tail[:1].upper()}{tail[1:]}" if extra else "") + "."
 
 
 def _scores_table(st: State, rec: GameRecord) -> str:

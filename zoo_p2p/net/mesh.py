@@ -87,6 +87,7 @@ HEAD_EVERY = 0.5  # seconds between heads on an idle direct link
 LIVE = 2.5  # a direct link not heard from for this long is down
 ASK_AGAIN = 0.25  # re-ask one peer for one seq at most this often
 HOLD_BACK = 1.0  # an advertised entry not delivered this long after we asked: named
+GAP_GRACE = 0.02  # seconds an entry may be missing behind a newer one before we ask for it
 MAX_GET = 64  # entries in one `get` reply
 GETS_PER_S = 40.0  # `get` requests served per peer and second (token bucket, burst 40)
 PROOFS_PER_S = 1.0  # received proofs checked per peer and second (burst 2)
@@ -403,6 +404,7 @@ class Mesh:
         curve: bool = True,
         port: int = 0,
         more: MoreEndpoints | None = None,
+        fresh: bool = False,
     ) -> None:
         s = owner.session
         assert s is not None and s.seat is not None
@@ -445,6 +447,12 @@ class Mesh:
         self._sources: dict[int, set[int]] = {}  # seq -> seats it reached us from
         self.verdict: Verdict | None = None
         self._last_heads = 0.0
+        self._told_up: list[bool] = []  # the `up` of our last head
+        self._gaps: dict[tuple[int, int], float] = {}  # (seat, missing seq) -> since when
+        # no publisher of our seat ran before ours in this game (we wrote the genesis or took
+        # the seat from it, and hold no entry of our seat that another process signed): every
+        # report that a seat hears us is about this publisher (see `hears`)
+        self.fresh = fresh
         self.dropped = 0
         self.direct_new = 0  # entries that reached our log first over a direct link
         self._greet = False  # publish every card we know at the next tick
@@ -548,7 +556,7 @@ class Mesh:
             return True
         if p is None or now - p.up_at > LIVE or author >= len(p.up):
             return False
-        if author == self.seat and now - self.started < 2 * LIVE:
+        if author == self.seat and now - self.started < 2 * LIVE and not self.fresh:
             # "it hears us" may still be about a publisher of ours from before a restart:
             # trust it only once any such report has expired
             return False
@@ -864,7 +872,10 @@ class Mesh:
         self._note_accepted(before, now)
         self.heard(seat, start, entries)
         if gap is not None:
-            self._ask(seat, gap, now)
+            # the missing entry is most often on its way from its author (a direct link can
+            # overtake another): ask only if it is still missing after GAP_GRACE (`tick`);
+            # the owner keeps the newer entry meanwhile
+            self._gaps.setdefault((seat, gap), now)
 
     def _note_accepted(self, before: int, now: float) -> None:
         after = len(self.session)
@@ -962,9 +973,14 @@ class Mesh:
         self._retired.clear()  # a new poll comes next: it cannot name a closed socket
         if not self._more_done and self._more is not None and self._more.ready():
             self._make_card()  # the router answered: our card again, with the mapped endpoint
-        if now - self._last_heads >= HEAD_EVERY:
+        self._ask_gaps(now)
+        up = self._up(now)
+        if now - self._last_heads >= HEAD_EVERY or up != self._told_up:
+            # also at once when whom we hear directly changed: until the others know, the
+            # host relays every entry to us a second time (§10.4)
             self._last_heads = now
-            head = pack("head", h=list(self._head()), up=self._up(now))
+            self._told_up = up
+            head = pack("head", h=list(self._head()), up=up)
             if self._greet:  # gossip: every card we know, to everyone who hears us
                 self._greet = False
                 for card in self.cards.values():
@@ -973,6 +989,22 @@ class Mesh:
             self.owner.mesh_tunnel(head, None)
             self.owner.mesh_tunnel(self.card_msg, None)  # the host may not have it (a restart)
         self._name_holders(now)
+
+    def _ask_gaps(self, now: float) -> None:
+        """Ask for the entries still missing GAP_GRACE after a newer one came."""
+        if not self._gaps:
+            return
+        held = len(self.session)
+        for (seat, seq), since in list(self._gaps.items()):
+            if held > seq:
+                del self._gaps[(seat, seq)]
+            elif now - since >= GAP_GRACE:
+                del self._gaps[(seat, seq)]
+                self._ask(seat, seq, now)
+
+    def due(self) -> float:
+        """When `tick` has something to do next at the latest (the loop wakes by then)."""
+        return min(self._gaps.values(), default=self.started + 1e9) + GAP_GRACE
 
     def _name_holders(self, now: float) -> None:
         held = len(self.session)

@@ -40,6 +40,7 @@ from zoo_p2p.net.mesh import Mesh, MoreEndpoints, Verdict, advertise_for
 from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.crypto import check_public_key
 from zoo_p2p.protocol.encoding import decode_entry
+from zoo_p2p.protocol.events import EntryAccepted
 from zoo_p2p.text import HINTS_ALLOWED, seat_word, shown
 
 __all__ = [
@@ -81,6 +82,7 @@ SYNC_BURST = 6  # resync answers a link may get at once ...
 SYNC_RATE = 2.0  # ... and then per second (a token bucket)
 WATCH_EVERY = 0.05  # seconds between the host's checks of its connections (hello, flood)
 FIRST_STATUS = 2.0  # seconds before a joiner first says it has no answer yet
+AHEAD = 16  # entries that came before their predecessor, kept until it comes (seqs ahead)
 LEAVE_ACK_WAIT = 1.5  # seconds a leaving joiner waits for the host's farewell (TRANSPORT.md §6)
 FAREWELL = wire.pack("farewell")
 WANT_NOFILE = 65536  # the soft RLIMIT_NOFILE the host asks for (up to the hard limit)
@@ -256,6 +258,11 @@ def _tcp_bytes_received(fd: int, port: int, remote: bool = False) -> int | None:
     return int(struct.unpack_from("=Q", raw, _TCP_INFO_BYTES_RECEIVED)[0])
 
 
+def _ours(events: list[Any], seat: int) -> bool:
+    """True if `events` (of one received entry) say it was signed for `seat`."""
+    return any(isinstance(ev, EntryAccepted) and ev.seat == seat for ev in events)
+
+
 def _is_move_floor(floor: Any, seat: int | None) -> bool:
     return floor is not None and seat is not None and floor.seat == seat and floor.kind == "move"
 
@@ -295,13 +302,18 @@ class Link(Liveness):
         self._sync_asked: tuple[int, float] = (-1, 0.0)
         self.dropped = 0  # frames dropped as garbage (tests read it)
         # ZOO_NET_TRACE=DIR: append "event n monotonic_ns" lines for bench/bench_net.py
+        # (buffered, written out at close: no write on the path being measured)
         trace_dir = os.environ.get("ZOO_NET_TRACE")
         self._trace_file = None
         if trace_dir:
             self._trace_file = open(  # noqa: SIM115 - kept for the run
-                os.path.join(trace_dir, f"{os.getpid()}.trace"), "a", buffering=1
+                os.path.join(trace_dir, f"{os.getpid()}.trace"), "a", buffering=1 << 20
             )
         self._settled = -1
+        self._ahead: dict[int, bytes] = {}  # seq -> an entry that came before its predecessor
+        # no other process signed for our seat in this game (not resumed from a log, and no
+        # entry of our seat reached us from outside): the mesh may trust reports about us
+        self._fresh = session is None
         self._own_move = False
         self._idle_wake = 0.2  # longest sleep of the loop (the host watches its links faster)
         # the direct links (no trusted relay, TRANSPORT.md §10); ZOO_MESH=0 turns them off
@@ -335,6 +347,7 @@ class Link(Liveness):
         self._own_move = True
         if self._trace_file is not None and self.session.state is not None:
             self._trace("sent", len(self.session.state.history) + 1)
+            self._trace("mk", before)
         self.session.move(move)
         self._advance(before)
 
@@ -407,6 +420,8 @@ class Link(Liveness):
                     )
                 foreign += 1
                 continue
+            if self._trace_file is not None and seq == len(s):
+                self._trace("rx", seq)
             try:
                 events = s.receive(entry)
             except RemoteProtocolError as exc:
@@ -425,10 +440,30 @@ class Link(Liveness):
             gaps = [ev for ev in events if hasattr(ev, "expected_seq")]
             if gaps:
                 gap = gaps[0].expected_seq
+                self._hold_ahead(seq, entry)
                 break
+            if self._trace_file is not None and events:
+                self._trace("ok", seq)
+            if self._fresh and s.seat is not None and _ours(events, s.seat):
+                self._fresh = False  # an earlier run of our seat (or a resigner) signed it
+                if self.mesh is not None:
+                    self.mesh.fresh = False
             seen.extend(events)
         self._advance(before, seen)
-        return gap
+        nxt = self._ahead.pop(len(s), None) if self._ahead else None
+        if nxt is not None and self.stopped is None:
+            # the entry that came before its predecessor: its turn now (checked again)
+            self._ahead = {k: v for k, v in self._ahead.items() if k > len(s)}
+            return self.deliver(len(s), [nxt], source)
+        return gap if gap is not None and gap >= len(s) else None
+
+    def _hold_ahead(self, seq: int, entry: bytes) -> None:
+        """Keep a signed entry that came before its predecessor (its author's direct link can
+        overtake the one that brings the predecessor), to be fed again as soon as that arrives
+        instead of being fetched once more. Bounded: AHEAD seqs, one entry each, first kept."""
+        s = self.session
+        if s is not None and seq - len(s) <= AHEAD and len(self._ahead) < AHEAD:
+            self._ahead.setdefault(seq, entry)
 
     @staticmethod
     def _links_at(held: list[bytes], seq: int, entry: bytes) -> bool:
@@ -461,6 +496,9 @@ class Link(Liveness):
             if self.mesh is not None and len(s) > own_from:  # ours, to every seat directly
                 self.mesh.push_own(own_from, s.entries[own_from:])
             self.publish(before, s.entries[before:], own_from)
+            if self._trace_file is not None:
+                for seq in range(own_from, len(s)):
+                    self._trace("tx", seq)
         self._own_move = False
         self._flush_log()
         if not self._started and s.state is not None:
@@ -497,6 +535,7 @@ class Link(Liveness):
                 curve=self._mesh_curve(),
                 port=self.mesh_port,
                 more=self.mesh_more,
+                fresh=self._fresh,
             )
         except zmq.ZMQError as exc:
             self._mesh_on = False
@@ -572,6 +611,8 @@ class Link(Liveness):
                 if self.mesh is not None:
                     self.mesh.tick(now)
                 wake = min([t[0] for t in self._timers] + [now + self._idle_wake])
+                if self.mesh is not None:
+                    wake = min(wake, self.mesh.due())
                 if deadline is not None:
                     wake = min(wake, deadline)
                 for sock, _ in self.poller.poll(max(0, int((wake - now) * 1000)) + 1):
@@ -620,6 +661,9 @@ class Link(Liveness):
         close = getattr(self.sink, "close", None)
         if close is not None:
             close()
+        if self._trace_file is not None:
+            self._trace_file.close()
+            self._trace_file = None
 
     def _set_up(self, up: list[bool]) -> None:
         if up != self.up:

@@ -15,9 +15,7 @@ from rich.text import Text
 
 from zoo_p2p.rules import Card, Move, Send, State, Team, Variant, move_name, square_name
 from zoo_p2p.rules.board import COPIES_PER_VALUE
-from zoo_p2p.text import shown
-
-ZOO_WORD = {0: "an empty place", 1: "1 zombie", 2: "2 zombies", 3: "3 zombies", 4: "an animal"}
+from zoo_p2p.text import ZOO_WORDS, shown, uncovered
 
 
 @dataclass(frozen=True)
@@ -175,7 +173,7 @@ def _card_form(forms: dict[str, str], state: State, card: Card, empty: str) -> s
         value=card.value,
         initial=team.name[0] if team is not None else "",
         team=team.label if team is not None else "",
-        zoo=ZOO_WORD.get(card.value, "") if card.value is not None else "",
+        zoo=ZOO_WORDS.get(card.value, "") if card.value is not None else "",
     )
 
 
@@ -264,7 +262,8 @@ def narrate(before: State, after: State, move: Move, names: Sequence[str], you: 
         return line
     u_before, u_after = before.under(move.to), after.under(move.to)
     if u_before.kind == "unknown" and u_after.kind == "zoo":
-        line.append(f"; below it: a {u_after.value}")
+        assert u_after.value is not None
+        line.append(f"; {uncovered(u_after.value)}")
     if after.top(move.to).kind == "mutant" and target.kind == "zoo":
         line.append(f". The {target.value} was a MUTANT: ", style="bold magenta")
         line.append(f"{own} {mover} is lost", style="bold magenta")

@@ -536,12 +536,15 @@ class GameScreen(Screen[None]):
             return Text(
                 f"a seat's clock ran out: c claim the game now{self.g.sep}w wait", style="bold"
             )
+        hints = self.table.hints_off() is None  # never offer a key that cannot work here
         if self.panels and isinstance(self.focused, Input):  # keys type letters here
             return Text(
                 self.g.sep.join(
                     [
                         "Enter: play the move typed",
-                        "? x q then Enter: moves, hint, quit",
+                        "? x q then Enter: moves, hint, quit"
+                        if hints
+                        else "? q then Enter: moves, quit",
                         "Tab: board",
                     ]
                 ),
@@ -554,7 +557,7 @@ class GameScreen(Screen[None]):
                     "3-6 hand",
                     "Tab: type",
                     "? moves",
-                    "x hint",
+                    *(["x hint"] if hints else []),
                     "q quit",
                 ]
             ),
