@@ -145,7 +145,7 @@ def _plain(r: object) -> str:
 
 
 def test_wording_of_moves_mutants_and_the_mutant_count() -> None:
-    """'You send 5@C3', 'you lose your 5', 'Blue's 4' / 'your 4', never 'you (Yellow) sends'."""
+    """'You send 5@C3', 'your 5 is lost', 'Blue's 4' / 'your 4', never 'you (Yellow) sends'."""
     rng = random.Random(7)
     names = ["you", "bot"]
     seen_mutant = seen_you_lose = False
@@ -167,9 +167,9 @@ def test_wording_of_moves_mutants_and_the_mutant_count() -> None:
                 seen_mutant = True
                 if before.to_move == 0:
                     seen_you_lose = True
-                    assert "you lose your" in text, text
+                    assert re.search(r"was a MUTANT: your \d is lost", text), text
                 else:
-                    assert "loses their" in text, text
+                    assert re.search(r"was a MUTANT: their \d is lost", text), text
         board = _plain(render_board(state, names, me=0))
         found = len(state.mutants_found)
         assert (f"mutants: {found} of 4 found (the " in board) or (
