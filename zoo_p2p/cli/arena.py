@@ -4,6 +4,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from zoo_p2p.text import shown
+
 if TYPE_CHECKING:
     from rich.table import Table
 
@@ -79,6 +81,19 @@ def arena_command(
     from zoo_p2p.bots.arena import ArenaError, ArenaReport, default_jobs, plan_games, run_games
 
     levels = [b.strip().lower() for b in levels_.split(",") if b.strip()]
+    from zoo_p2p.bots import MEASUREMENT_LEVELS
+
+    for lv in levels:  # a wrong name is said as such, before any count of seats
+        if lv not in MEASUREMENT_LEVELS:
+            raise typer.BadParameter(
+                f"unknown level {shown(lv, 20)!r}: choose {', '.join(MEASUREMENT_LEVELS)}",
+                param_hint="'--levels'",
+            )
+    if players is None and len(levels) == 1:
+        raise typer.BadParameter(
+            f"{levels[0]} is one seat: give one level per seat ({levels[0]},greedy) or --players N",
+            param_hint="'--levels'",
+        )
     if players is not None and levels:
         levels = [levels[i % len(levels)] for i in range(players)]
     if seed is None:
