@@ -409,7 +409,15 @@ def bot_cmd(
 
 
 def resume_cmd(
-    log: Annotated[Path, typer.Argument(metavar="LOG", help="The log of the unfinished game.")],
+    log: Annotated[
+        Path,
+        typer.Argument(
+            metavar="LOG",
+            help="The log of the unfinished game.",
+            exists=True,  # a wrong path is a usage error, said before anything starts
+            dir_okay=False,
+        ),
+    ],
     invite: Annotated[
         str | None, typer.Option(metavar="INVITE", help="Invite, if not stored beside the log.")
     ] = None,
