@@ -463,3 +463,23 @@ def test_no_time_is_up_while_a_seat_is_away() -> None:
     assert "your time for this move is up" not in out.getvalue()
     link.timers[1][1]()
     assert out.getvalue().count("your time for this move is up") == 1
+
+
+def test_a_resumed_game_says_a_seat_is_not_back_yet_not_that_it_lost_the_connection() -> None:
+    """A walkthrough resumed a game and read "greedy bot 1 (Blue) lost the connection" before
+    its bot had even started: in a resumed game a seat not seen yet is not connected *yet*."""
+    from zoo_p2p.driver import SeatPresence
+
+    state = _game()
+    state.apply(state.legal_moves()[0])  # a move played: this run resumes the game
+    seats = [SeatInfo("host", bytes(32), Team.YELLOW), SeatInfo("bot", bytes(32), Team.BLUE)]
+    link = FakeLink(FakeSession(state.public(), seat=0, seats=seats))
+    out = io.StringIO()
+    d = PlainDriver(Console(file=out, width=100, no_color=True), stdin_fd=0)
+    d.on_started(link)  # type: ignore[arg-type]
+    d.on_seats([SeatPresence("connected"), SeatPresence("lost", 1)], link)  # type: ignore[arg-type]
+    assert "bot (Blue) is not connected yet" in out.getvalue(), out.getvalue()
+    assert "lost the connection" not in out.getvalue()
+    d.on_seats([SeatPresence("connected"), SeatPresence("connected")], link)  # type: ignore[arg-type]
+    d.on_seats([SeatPresence("connected"), SeatPresence("lost", 1)], link)  # type: ignore[arg-type]
+    assert "bot (Blue) lost the connection" in out.getvalue()  # it was here: now it is news
