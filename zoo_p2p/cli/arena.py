@@ -83,24 +83,25 @@ def arena_command(
     levels = [b.strip().lower() for b in levels_.split(",") if b.strip()]
     from zoo_p2p.bots import MEASUREMENT_LEVELS
 
-    for lv in levels:  # a wrong name is said as such, before any count of seats
-        if lv not in MEASUREMENT_LEVELS:
-            raise typer.BadParameter(
-                f"unknown level {shown(lv, 20)!r}: choose {', '.join(MEASUREMENT_LEVELS)}",
-                param_hint="'--levels'",
-            )
-    if players is None and len(levels) == 1:
-        raise typer.BadParameter(
-            f"{levels[0]} is one seat: give one level per seat ({levels[0]},greedy) or --players N",
-            param_hint="'--levels'",
+    err = Console(stderr=True)
+    # a wrong name is said as such, before any count of seats (one red line, exit 1, as every
+    # other refusal of the arena's line-up)
+    wrong = next((lv for lv in levels if lv not in MEASUREMENT_LEVELS), None)
+    if wrong is not None or (players is None and len(levels) == 1):
+        why = (
+            f"--levels: unknown level {shown(wrong, 20)!r}: choose {', '.join(MEASUREMENT_LEVELS)}"
+            if wrong is not None
+            else f"--levels {levels[0]} is one seat: give one level per seat "
+            f"({levels[0]},greedy) or --players N"
         )
+        err.print(Text(why, style="red"))
+        raise typer.Exit(1)
     if players is not None and levels:
         levels = [levels[i % len(levels)] for i in range(players)]
     if seed is None:
         import secrets  # lazy: keeps `zoo --help` fast
 
         seed = secrets.randbelow(2**31)
-    err = Console(stderr=True)
     try:
         specs = plan_games(levels, games, variant=variant, seed=seed, think=think, work=plies)
     except ArenaError as e:
