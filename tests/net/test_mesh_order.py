@@ -10,6 +10,7 @@ import random
 import time
 
 import msgpack
+import zmq
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tests.net.test_mesh_cards import Owner, _owners, _pump
@@ -140,3 +141,17 @@ def test_a_report_that_a_seat_hears_us_is_trusted_at_once_only_when_fresh() -> N
     finally:
         a.close()
         b.close()
+
+
+def test_a_mesh_on_its_owners_context_leaves_it_to_the_owner() -> None:
+    oa, _ = _owners()
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    a = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.1", ctx=ctx)
+    assert a.ctx is ctx  # one I/O thread for the host link and the mesh
+    a.close()
+    assert not ctx.closed  # the owner's sockets live on until the owner closes them
+    ctx.socket(zmq.DEALER).close(linger=0)
+    ctx.destroy(linger=0)
+    b = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.1")
+    b.close()
+    assert b.ctx.closed  # its own context goes with it

@@ -405,6 +405,7 @@ class Mesh:
         port: int = 0,
         more: MoreEndpoints | None = None,
         fresh: bool = False,
+        ctx: zmq.Context[zmq.Socket[bytes]] | None = None,
     ) -> None:
         s = owner.session
         assert s is not None and s.seat is not None
@@ -415,7 +416,10 @@ class Mesh:
         self.game_id = s.game_id
         self.curve = curve
         self._pubs = [Ed25519PublicKey.from_public_bytes(si.public_key) for si in s.seats]
-        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        # the owner's context when it gives one: one I/O thread for the host link and the mesh
+        # (a thread hop less per entry on a busy machine); else our own
+        self._own_ctx = ctx is None
+        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context() if ctx is None else ctx
         self.pub = self.ctx.socket(zmq.PUB)
         self._limits(self.pub)
         spub, ssec = zmq.curve_keypair()
@@ -1076,7 +1080,8 @@ class Mesh:
         for p in list(self.peers.values()):
             self._close_sub(p)
         self.pub.close(linger=500)
-        self.ctx.destroy(linger=0)  # bounded: any socket still open goes with no linger
+        if self._own_ctx:  # (a shared one is the owner's to destroy, after us)
+            self.ctx.destroy(linger=0)  # bounded: any socket still open goes with no linger
 
 
 def advertise_for(host: str) -> tuple[str, str]:
