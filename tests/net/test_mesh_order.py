@@ -155,3 +155,24 @@ def test_a_mesh_on_its_owners_context_leaves_it_to_the_owner() -> None:
     b = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.1")
     b.close()
     assert b.ctx.closed  # its own context goes with it
+
+
+def test_who_sent_an_entry_before_its_predecessor_counts_once_it_is_appended() -> None:
+    """Else its author, whose copy the owner kept, would be named for not sending it when a
+    later copy comes from someone else (TRANSPORT.md §10.4, "Who holds the game up")."""
+    oa, ob, a, b = _linked()
+    try:
+        assert oa.session is not None and ob.session is not None
+        (commit,) = oa.session.take_outgoing()
+        now = time.monotonic()
+        b.heard(0, 1, [commit])  # from seat 0 itself, before we hold seq 0's successor
+        b.heard(2, 1, [commit + b"x"])  # another copy for that seq, not the one appended
+        ob.session.receive(commit)
+        b._note_accepted(1, now)
+        assert b._sources[1] == {0}
+        b.heard(3, 1, [commit])  # a later copy from elsewhere adds to it
+        assert b._sources[1] == {0, 3}
+        assert not b._early
+    finally:
+        a.close()
+        b.close()

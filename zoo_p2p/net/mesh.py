@@ -449,6 +449,7 @@ class Mesh:
         self._named: set[tuple[str, int]] = set()
         self._accepted_at: dict[int, float] = {}  # seq -> when we accepted it
         self._sources: dict[int, set[int]] = {}  # seq -> seats it reached us from
+        self._early: dict[int, dict[int, bytes]] = {}  # seq not held -> seat -> hash of copy
         self.verdict: Verdict | None = None
         self._last_heads = 0.0
         self._told_up: list[bool] = []  # the `up` of our last head
@@ -818,6 +819,10 @@ class Mesh:
             seq = start + i
             if seq < len(held) and held[seq] == raw and seq in self._accepted_at:
                 self._sources.setdefault(seq, set()).add(seat)
+            elif seq >= len(held) and (seq in self._early or len(self._early) < TRACKED):
+                # it came before its predecessor (the owner keeps it): who sent it counts
+                # once it is appended, else its author would be named for not sending it
+                self._early.setdefault(seq, {})[seat] = hashlib.sha256(raw).digest()
 
     def _on_msg(self, seat: int, msg: dict[str, Any], now: float) -> None:
         kind = msg["t"]
@@ -883,8 +888,14 @@ class Mesh:
 
     def _note_accepted(self, before: int, now: float) -> None:
         after = len(self.session)
+        held = self.session.entries if self._early else []
         for seq in range(before, after):
             self._accepted_at[seq] = now
+            for seat, digest in self._early.pop(seq, {}).items():
+                if hashlib.sha256(held[seq]).digest() == digest:
+                    self._sources.setdefault(seq, set()).add(seat)
+        if self._early:
+            self._early = {k: v for k, v in self._early.items() if k >= after}
         if len(self._accepted_at) > WATCHED:
             for seq in sorted(self._accepted_at)[: len(self._accepted_at) - WATCHED]:
                 self._accepted_at.pop(seq, None)
