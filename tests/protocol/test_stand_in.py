@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from zoo_p2p.errors import CheatError, RemoteProtocolError
+from zoo_p2p.errors import CheatError, LocalProtocolError, RemoteProtocolError
 from zoo_p2p.protocol.audit import audit
 from zoo_p2p.protocol.crypto import sha256
 from zoo_p2p.protocol.encoding import Kind, decode_entry, make_entry
@@ -24,7 +26,7 @@ from zoo_p2p.protocol.liveness_samples import (
     stand_in_vectors,
 )
 from zoo_p2p.protocol.session import Session, encode_move
-from zoo_p2p.protocol.simulate import broadcast, random_mover, step
+from zoo_p2p.protocol.simulate import LocalGame, broadcast, random_mover, step
 from zoo_p2p.protocol.standin import (
     capture_score,
     reference_move,
@@ -252,3 +254,117 @@ def test_a_claim_needs_no_vote_from_a_stand_in_and_none_is_against_it() -> None:
     bad = make_entry(game.keys[2], len(log), sha256(log[-1]), 2, Kind.CLAIM, extra)
     with pytest.raises(RemoteProtocolError, match="one vote from each of seats"):
         obs.receive(bad)
+
+
+def _play_on(game: LocalGame, rng: random.Random, until: Callable[[], bool]) -> int:
+    """Floor holders speak; a resigned seat's entries are appended by the lowest live seat.
+    Returns how often a stand-in held the floor (after a move): nobody could claim then."""
+    held = 0
+    while not until():
+        f = game.sessions[0].floor
+        assert f is not None
+        live = [i for i, s in enumerate(game.sessions) if s.seat is not None and not s.left]
+        if f.seat in game.sessions[live[0]].resigned:
+            held += 1
+            assert not any(game.sessions[i].can_claim() for i in live)
+            out = game.sessions[live[0]].take_outgoing()
+            assert out
+            for raw in out:
+                broadcast(game, live[0], raw)
+        else:
+            step(game, rng, random_mover)
+    return held
+
+
+def _resign(game: LocalGame, seat: int) -> None:
+    r = game.sessions[seat].resign()
+    for i, s in enumerate(game.sessions):
+        if i != seat:
+            assert s.add_resignation(r)
+    for i, s in enumerate(game.sessions):
+        if i != seat and not s.left and s.seat is not None:
+            for raw in s.take_outgoing():
+                broadcast(game, i, raw)
+    assert all(seat in s.resigned for s in game.sessions)
+
+
+def test_two_seats_resign_a_four_seat_game_and_it_finishes() -> None:
+    """Seats 2 and 3 resign a 4-seat game; the two stand-ins play on and the game finishes in
+    every log alike. A resignation cannot stand while a stand-in holds the floor (its computed
+    entry comes first), nobody may claim against a stand-in, and the last seat playing cannot
+    resign (nobody would play on)."""
+    game, rng = _game(4, "two-resign")
+    moves = [0]
+
+    def counted() -> bool:
+        f = game.sessions[0].floor
+        if f is not None and f.kind == Kind.MOVE:
+            moves[0] += 1
+        return f is not None and f.kind == Kind.MOVE and moves[0] > 6 and f.seat not in (1, 2)
+
+    _play_on(game, rng, counted)
+    _resign(game, 1)
+    f = game.sessions[0].floor
+    assert f is not None
+    # an observer that holds the log up to a point where the stand-in holds the floor: the
+    # second resignation may not stand there
+    log = game.sessions[0].entries
+    obs = Session(log[0])
+    for raw in log[1:]:
+        obs.receive(raw)
+    _play_on(
+        game,
+        rng,
+        lambda: (
+            game.sessions[0].floor is not None
+            and game.sessions[0].floor.seat == 0
+            and game.sessions[0].floor.kind == Kind.MOVE
+        ),
+    )
+    r2 = game.sessions[2].resign()
+    behind = Session(log[0], key=game.keys[3], seed=game.seeds[3], nonce=game.nonces[3])
+    head = game.sessions[0].entries
+    k = next(
+        i for i in range(len(log), len(head)) if decode_entry(head[i]).seat == 1
+    )  # the stand-in's first entry
+    for raw in head[1:k]:
+        behind.receive(raw)
+    assert behind.floor is not None and behind.floor.seat == 1
+    assert behind.stand_in_entry() == head[k]
+    assert not behind.can_claim()  # no claim against a stand-in
+    with pytest.raises(LocalProtocolError):
+        behind.vote_claim()
+    early = make_entry(game.keys[0], k, sha256(head[k - 1]), 0, Kind.RESIGN, r2.to_body())
+    with pytest.raises(RemoteProtocolError, match="holds the floor: its entry comes first"):
+        behind.receive(early)
+    for i in (0, 1, 3):
+        assert game.sessions[i].add_resignation(r2)
+    (entry,) = game.sessions[0].take_outgoing()  # seat 1 holds a move floor: it appends it
+    assert decode_entry(entry).kind == Kind.RESIGN
+    for raw in [entry]:
+        broadcast(game, 0, raw)
+    _play_on(game, rng, lambda: game.sessions[0].floor is None)
+    logs = [s.entries for s in game.sessions]
+    assert all(x == logs[0] for x in logs)
+    report = audit(logs[0])
+    assert report.verdict == "ok", report.fault_reason
+    assert report.ending is not None and report.ending.resigned == (1, 2)
+    assert set(report.winners) <= {0, 3}
+
+
+def test_the_last_seat_playing_cannot_resign() -> None:
+    game, rng = _game(3, "last-one")
+    play_until(game, rng, lambda f: f.kind == Kind.MOVE and f.seat == 0)
+    _resign(game, 1)
+    _play_on(
+        game,
+        rng,
+        lambda: (
+            game.sessions[0].floor is not None
+            and game.sessions[0].floor.seat == 0
+            and game.sessions[0].floor.kind == Kind.MOVE
+        ),
+    )
+    _resign(game, 2)
+    with pytest.raises(LocalProtocolError, match="every other seat has resigned"):
+        game.sessions[0].resign()
