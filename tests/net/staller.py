@@ -18,7 +18,9 @@ resignation is in the log).
 statement) it receives, from its joiners or from its direct links, and so never relays one
 (TRANSPORT.md §10.3: they must reach the others over the mesh anyway).
 `host --no-stand-in`: a host that never appends a stand-in's entry itself (what the host alone
-did when it ran the stand-in); it still checks those that others append (PROTOCOL.md §10.4).
+did when it ran the stand-in), nor the `resign` entry of a resigner holding the floor (which it
+appended as the lowest-numbered other seat); it still checks those that others append
+(PROTOCOL.md §10.4).
 
 Every process prints, at the end, how many stand-in entries it appended itself
 (`stand-in entries appended: N`).
@@ -58,6 +60,9 @@ class CountingSession(Session):
     _outgoing = False
 
     def take_outgoing(self) -> list[bytes]:
+        f = self.floor
+        if self.lazy and f is not None and f.seat in self._resignations and len(self.seats) > 2:
+            return []  # the resigner holds the floor: its stand-in's `resign` entry, left too
         self._outgoing = True
         try:
             out = super().take_outgoing()

@@ -9,8 +9,8 @@ import pytest
 from tests.protocol.helpers import forge
 from zoo_p2p.errors import CheatError, LocalProtocolError, RemoteProtocolError
 from zoo_p2p.protocol.audit import audit
-from zoo_p2p.protocol.crypto import private_key_from_bytes, public_key_bytes
-from zoo_p2p.protocol.encoding import Kind, decode_entry
+from zoo_p2p.protocol.crypto import private_key_from_bytes, public_key_bytes, sha256
+from zoo_p2p.protocol.encoding import Kind, decode_entry, make_entry
 from zoo_p2p.protocol.liveness import (
     CLAIMED,
     FINISHED,
@@ -34,7 +34,7 @@ from zoo_p2p.protocol.liveness_samples import (
 )
 from zoo_p2p.protocol.session import Genesis, Session
 from zoo_p2p.protocol.simulate import broadcast, setup_game
-from zoo_p2p.protocol.standin import stand_in_public_key
+from zoo_p2p.protocol.standin import stand_in_private_key, stand_in_public_key
 from zoo_p2p.rules import Variant
 from zoo_p2p.text import seat_word
 
@@ -343,11 +343,19 @@ def test_a_resignation_waits_for_what_the_resigner_had_seen() -> None:
         behind.take_outgoing()
     assert behind.add_resignation(r)
     assert [decode_entry(x).kind for x in behind.take_outgoing()] == []
-    # an entry appended before `at` is refused
-    early = forge(game, 0, Kind.RESIGN, r.to_body(), on=behind)
+    # an entry appended before `at` is refused, by whichever seat would append it there: the
+    # floor holder, or, when that is the resigner, its stand-in (signed with the derived key)
     observer = Session(behind.entries[0])
     for raw in behind.entries[1:]:
         observer.receive(raw)
+    f = observer.floor
+    assert f is not None
+    if f.seat == 2:
+        key = stand_in_private_key(observer.game_id, 2, game.seeds[2])
+        held = observer.entries
+        early = make_entry(key, len(held), sha256(held[-1]), 2, Kind.RESIGN, r.to_body())
+    else:
+        early = forge(game, f.seat, Kind.RESIGN, r.to_body(), on=behind)
     with pytest.raises(RemoteProtocolError, match="cannot stand at"):
         observer.receive(early)
 

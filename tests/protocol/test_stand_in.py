@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+import msgpack
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -368,3 +369,66 @@ def test_the_last_seat_playing_cannot_resign() -> None:
     _resign(game, 2)
     with pytest.raises(LocalProtocolError, match="every other seat has resigned"):
         game.sessions[0].resign()
+
+
+def test_a_resigner_holding_the_floor_has_its_resignation_appended_by_its_stand_in() -> None:
+    """Seat 2 resigns while it holds a move floor (3 seats). No designated seat appends the
+    entry any more: the resigner's stand-in does, signed with the derived key, so seats 1 and
+    3 compute the same bytes without exchanging anything, and the stand-in's move follows at
+    once. The old deputy's entry (seat 1's own key) and the resigner's own are refused."""
+    game, rng = _game(3, "resign-at-own-floor")
+    play_until(game, rng, lambda f: f.kind == Kind.MOVE and f.seat == 1)
+    r = game.sessions[1].resign()
+    for i in (0, 2):
+        assert game.sessions[i].add_resignation(r)
+    head = game.sessions[0].entries
+    deputy = make_entry(game.keys[0], len(head), sha256(head[-1]), 0, Kind.RESIGN, r.to_body())
+    own = make_entry(game.keys[1], len(head), sha256(head[-1]), 1, Kind.RESIGN, r.to_body())
+    obs = Session(head[0])
+    for raw in head[1:]:
+        obs.receive(raw)
+    with pytest.raises(RemoteProtocolError, match="its stand-in appends this resignation"):
+        obs.receive(deputy)
+    with pytest.raises(RemoteProtocolError, match="that every peer computes"):
+        obs.receive(own)
+    first = game.sessions[0].take_outgoing()
+    third = game.sessions[2].take_outgoing()
+    assert first[:2] == third[:2]  # the resignation, then the stand-in's move (then seat 1's
+    # own entries, if the move asks for a reveal: its reveal comes first)
+    resign = decode_entry(first[0])
+    assert resign.kind == Kind.RESIGN and resign.seat == 1
+    assert decode_entry(first[1]).seat == 1 and decode_entry(first[1]).kind == Kind.MOVE
+    assert obs.signer_at(first[0]) is None  # its key is public: its signature proves nothing
+    for i, raw in enumerate(first):
+        got = game.sessions[2].receive(raw)
+        assert i >= 2 or got == []  # the very entries it computed
+        game.sessions[1].receive(raw)
+        obs.receive(raw)
+    for raw in game.sessions[2].take_outgoing():
+        broadcast(game, 2, raw)
+    _play_on(game, rng, lambda: game.sessions[0].floor is None)
+    report = audit(game.sessions[0].entries)
+    assert report.verdict == "ok", report.fault_reason
+    assert report.ending is not None and report.ending.resigned == (1,)
+
+
+def test_the_resign_at_own_floor_vector() -> None:
+    """Rebuilt here from the formula (payload, derived key) as another implementation would."""
+    v = json.loads(VECTORS.read_text())["resign_at_own_floor"]
+    log = [bytes.fromhex(h) for h in v["log"]]
+    body = msgpack.unpackb(bytes.fromhex(v["statement"]))
+    seat, _, seed, new_key, _ = body
+    game_id = hashlib.sha256(log[0]).digest()
+    private = hashlib.sha256(b"zoo-p2p/v1/stand-in\0" + game_id + bytes([seat]) + seed).digest()
+    assert _raw_public(private) == new_key
+    payload = msgpack.packb(
+        [1, len(log), hashlib.sha256(log[-1]).digest(), seat, "resign", body], use_bin_type=True
+    )
+    sig = Ed25519PrivateKey.from_private_bytes(private).sign(payload)
+    assert msgpack.packb([payload, sig], use_bin_type=True).hex() == v["entry"]
+    s = Session(log[0])
+    for raw in log[1:]:
+        s.receive(raw)
+    assert s.floor is not None and s.floor.seat == seat
+    s.receive(bytes.fromhex(v["entry"]))
+    assert seat in s.resigned and s.stand_in_entry() is not None

@@ -283,6 +283,12 @@ def stand_in_vectors() -> dict[str, Any]:
         }
     )
     assert seat == 1 and len(derivations) == 2
+    own, rng = _game(3, "resign-at-own-floor")
+    play_until(own, rng, lambda f: f.kind == Kind.MOVE and f.seat == 1)
+    statement = own.sessions[1].resign()
+    assert own.sessions[0].add_resignation(statement)
+    head = own.sessions[0].entries
+    entry = own.sessions[0].take_outgoing()[0]
     ties = [
         d for d in decisions if sum(m[3] == max(x[3] for x in d["legal"]) for m in d["legal"]) > 1
     ]
@@ -297,6 +303,14 @@ def stand_in_vectors() -> dict[str, Any]:
         "log": "replays/3p-standard-resigned.zoolog",
         "decisions": decisions,
         "ties_at": [d["seq"] for d in ties],
+        "resign_at_own_floor": {
+            "description": "seat 2 resigns while it holds a move floor (3 seats): the resign "
+            "entry is authored by seat 2 and signed with its derived stand-in key, computed by "
+            "every peer from the log and the statement",
+            "log": [raw.hex() for raw in head],
+            "statement": statement.to_bytes().hex(),
+            "entry": entry.hex(),
+        },
     }
 
 

@@ -379,7 +379,8 @@ class Session:
             raise RemoteProtocolError(
                 f"no seat {e.seat + 1} in this game of {self.n}", entry=e.raw, seat=e.seat
             )
-        self._verify(e, e.seat)
+        if not self._is_stand_in_resignation(e):  # (that one is checked byte for byte)
+            self._verify(e, e.seat)
         if e.seq < n_held and e.kind == Kind.CLAIM:
             return self._claim_conflict(e)
         if e.seq == n_held and self._voted_at == n_held and e.kind != Kind.CLAIM:
@@ -1043,15 +1044,42 @@ class Session:
         return stand_in_public_key(self.game_id, r.seat, r.seed)
 
     def _resign_author(self, r: int) -> int | None:
-        """The seat that appends `r`'s resignation (§10.4): the floor holder, or, when that is
-        `r`, the lowest-numbered other seat that has not resigned. None while a stand-in holds
-        the floor (its computed entry comes first) or when no other seat plays on."""
+        """The seat that appends `r`'s resignation (§10.4): the floor holder; when that is `r`,
+        with 2 seats the other seat, with 3–4 seats `r` itself, i.e. its stand-in (the entry is
+        signed with the derived key and computed by every peer, `_stand_in_resignation`). None
+        while a stand-in holds the floor (its computed entry comes first) or when no other seat
+        plays on."""
         f = self._floor
         if f is None or f.seat in self.resigned:
             return None
+        if all(i in self.resigned for i in range(self.n) if i != r):
+            return None
         if f.seat != r:
             return f.seat
-        return min((i for i in range(self.n) if i != r and i not in self.resigned), default=None)
+        if self.n == 2:
+            return 1 - r
+        return r
+
+    def _stand_in_resignation(self, r: Resignation) -> bytes:
+        """The `resign` entry of seat `r.seat` while it holds the floor (3–4 seats): the first
+        entry of its stand-in, signed with the key derived from the opened seed, a function of
+        the log and the statement: every peer that holds the statement computes these bytes."""
+        key = stand_in_private_key(self.game_id, r.seat, r.seed)
+        return make_entry(key, len(self._entries), self._head, r.seat, Kind.RESIGN, r.to_body())
+
+    def _is_stand_in_resignation(self, e: Entry) -> bool:
+        """`e` claims to be a resigner's own `resign` entry at its floor, signed by its stand-in
+        (§10.4): its signature is checked by `_on_resign` (byte for byte), not with the seat's
+        genesis key."""
+        f = self._floor
+        return (
+            self.n > 2
+            and e.kind == Kind.RESIGN
+            and e.seq == len(self._entries)
+            and f is not None
+            and f.seat == e.seat
+            and e.seat not in self.resigned
+        )
 
     def outcome(self) -> Ending:
         """How the game ended so far: finished, claimed, resigned, or abandoned (still open)."""
@@ -1103,8 +1131,13 @@ class Session:
         for seat, r in sorted(self._resignations.items()):
             if seat in self.resigned or len(self._entries) < r.at:
                 continue  # (wait until we hold everything the resigner held when it signed)
-            if self._resign_author(seat) == self.seat:
+            author = self._resign_author(seat)
+            if author == self.seat:
                 return [self._append_local(Kind.RESIGN, r.to_body())]
+            if author == seat:  # the resigner holds the floor: its stand-in appends it (§10.4)
+                raw = self._stand_in_resignation(r)
+                self._accept(decode_entry(raw), local=True)
+                return [raw]
         return []
 
     def _append_local(self, kind: str, body: Any) -> bytes:
@@ -1225,8 +1258,13 @@ class Session:
         if author is None:
             raise self._reject(e, "every other seat has resigned: nobody would play on")
         if e.seat != author:
+            who = "its stand-in" if author == r.seat else self.who(author)
+            raise self._reject(e, f"{who} appends this resignation, not {self.who(e.seat)}")
+        if author == r.seat and e.raw != self._stand_in_resignation(r):
             raise self._reject(
-                e, f"{self.who(author)} appends this resignation, not {self.who(e.seat)}"
+                e,
+                f"not the resign entry of {self.who(r.seat)}'s stand-in that every peer computes "
+                "(signed with the key derived from its opened seed, §10.4)",
             )
         if e.seq < r.at:
             raise self._reject(e, f"a resignation signed at entry {r.at} cannot stand at {e.seq}")
