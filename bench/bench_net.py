@@ -122,6 +122,9 @@ def stages(procs: list[list[tuple[str, int, int]]], players: int) -> dict[str, l
     return out
 
 
+DELAY = 0.0  # --delay: seconds each bot waits before its move (0: at once)
+
+
 def one_game(
     tmp: Path, players: int = 4, mesh: bool = True, stage: dict[str, list[float]] | None = None
 ) -> tuple[list[float], list[float], float]:
@@ -152,6 +155,8 @@ def one_game(
             "--log",
             str(tmp / "host.zoolog"),
             "--quiet",
+            "--delay",
+            str(DELAY),
         ],
         env=env,
         stdin=subprocess.DEVNULL,
@@ -175,6 +180,8 @@ def one_game(
                 str(tmp / f"bot{i}.zoolog"),
                 "--give-up",
                 "20",
+                "--delay",
+                str(DELAY),
             ],
             env=env,
             stdin=subprocess.DEVNULL,
@@ -252,7 +259,16 @@ def main() -> None:
         action="store_true",
         help="also print where a 4-peer move's time goes (median ms per stage)",
     )
+    ap.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        help="every bot waits this long before its move (default 0: the next move is thought "
+        "while the others still apply the last entry, on the same 2 cores)",
+    )
     args = ap.parse_args()
+    global DELAY
+    DELAY = args.delay
     stage: dict[str, list[float]] = defaultdict(list)
     lats: list[float] = []
     wires: list[float] = []

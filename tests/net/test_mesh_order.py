@@ -10,6 +10,7 @@ import random
 import time
 
 import msgpack
+import zmq
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tests.net.test_mesh_cards import Owner, _owners, _pump
@@ -137,6 +138,41 @@ def test_a_report_that_a_seat_hears_us_is_trusted_at_once_only_when_fresh() -> N
         assert b.hears(0, 1, now)
         b.peers[0].up = (True, False)
         assert not b.hears(0, 1, now)  # and a report that it does not hear us still counts
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_mesh_on_its_owners_context_leaves_it_to_the_owner() -> None:
+    oa, _ = _owners()
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    a = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.1", ctx=ctx)
+    assert a.ctx is ctx  # one I/O thread for the host link and the mesh
+    a.close()
+    assert not ctx.closed  # the owner's sockets live on until the owner closes them
+    ctx.socket(zmq.DEALER).close(linger=0)
+    ctx.destroy(linger=0)
+    b = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.1")
+    b.close()
+    assert b.ctx.closed  # its own context goes with it
+
+
+def test_who_sent_an_entry_before_its_predecessor_counts_once_it_is_appended() -> None:
+    """Else its author, whose copy the owner kept, would be named for not sending it when a
+    later copy comes from someone else (TRANSPORT.md §10.4, "Who holds the game up")."""
+    oa, ob, a, b = _linked()
+    try:
+        assert oa.session is not None and ob.session is not None
+        (commit,) = oa.session.take_outgoing()
+        now = time.monotonic()
+        b.heard(0, 1, [commit])  # from seat 0 itself, before we hold seq 0's successor
+        b.heard(2, 1, [commit + b"x"])  # another copy for that seq, not the one appended
+        ob.session.receive(commit)
+        b._note_accepted(1, now)
+        assert b._sources[1] == {0}
+        b.heard(3, 1, [commit])  # a later copy from elsewhere adds to it
+        assert b._sources[1] == {0, 3}
+        assert not b._early
     finally:
         a.close()
         b.close()

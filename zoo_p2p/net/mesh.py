@@ -405,6 +405,7 @@ class Mesh:
         port: int = 0,
         more: MoreEndpoints | None = None,
         fresh: bool = False,
+        ctx: zmq.Context[zmq.Socket[bytes]] | None = None,
     ) -> None:
         s = owner.session
         assert s is not None and s.seat is not None
@@ -415,7 +416,10 @@ class Mesh:
         self.game_id = s.game_id
         self.curve = curve
         self._pubs = [Ed25519PublicKey.from_public_bytes(si.public_key) for si in s.seats]
-        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        # the owner's context when it gives one: one I/O thread for the host link and the mesh
+        # (a thread hop less per entry on a busy machine); else our own
+        self._own_ctx = ctx is None
+        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context() if ctx is None else ctx
         self.pub = self.ctx.socket(zmq.PUB)
         self._limits(self.pub)
         spub, ssec = zmq.curve_keypair()
@@ -445,6 +449,7 @@ class Mesh:
         self._named: set[tuple[str, int]] = set()
         self._accepted_at: dict[int, float] = {}  # seq -> when we accepted it
         self._sources: dict[int, set[int]] = {}  # seq -> seats it reached us from
+        self._early: dict[int, dict[int, bytes]] = {}  # seq not held -> seat -> hash of copy
         self.verdict: Verdict | None = None
         self._last_heads = 0.0
         self._told_up: list[bool] = []  # the `up` of our last head
@@ -814,6 +819,10 @@ class Mesh:
             seq = start + i
             if seq < len(held) and held[seq] == raw and seq in self._accepted_at:
                 self._sources.setdefault(seq, set()).add(seat)
+            elif seq >= len(held) and (seq in self._early or len(self._early) < TRACKED):
+                # it came before its predecessor (the owner keeps it): who sent it counts
+                # once it is appended, else its author would be named for not sending it
+                self._early.setdefault(seq, {})[seat] = hashlib.sha256(raw).digest()
 
     def _on_msg(self, seat: int, msg: dict[str, Any], now: float) -> None:
         kind = msg["t"]
@@ -879,8 +888,14 @@ class Mesh:
 
     def _note_accepted(self, before: int, now: float) -> None:
         after = len(self.session)
+        held = self.session.entries if self._early else []
         for seq in range(before, after):
             self._accepted_at[seq] = now
+            for seat, digest in self._early.pop(seq, {}).items():
+                if hashlib.sha256(held[seq]).digest() == digest:
+                    self._sources.setdefault(seq, set()).add(seat)
+        if self._early:
+            self._early = {k: v for k, v in self._early.items() if k >= after}
         if len(self._accepted_at) > WATCHED:
             for seq in sorted(self._accepted_at)[: len(self._accepted_at) - WATCHED]:
                 self._accepted_at.pop(seq, None)
@@ -1076,7 +1091,8 @@ class Mesh:
         for p in list(self.peers.values()):
             self._close_sub(p)
         self.pub.close(linger=500)
-        self.ctx.destroy(linger=0)  # bounded: any socket still open goes with no linger
+        if self._own_ctx:  # (a shared one is the owner's to destroy, after us)
+            self.ctx.destroy(linger=0)  # bounded: any socket still open goes with no linger
 
 
 def advertise_for(host: str) -> tuple[str, str]:

@@ -536,6 +536,7 @@ class Link(Liveness):
                 port=self.mesh_port,
                 more=self.mesh_more,
                 fresh=self._fresh,
+                ctx=self.ctx,
             )
         except zmq.ZMQError as exc:
             self._mesh_on = False
