@@ -1,6 +1,7 @@
-"""One wording for a capture and the bottom card it uncovers: the line mode, the app, a replay
-(of a log or of a text record) and the HTML export all say it through ``text.uncovered`` and
-``text.zoo_card_words``, so a player reads the same sentence wherever they look."""
+"""One wording for a capture, the bottom card it uncovers and whether it was a mutant: the line
+mode, the app, a replay (of a log or of a text record) and the HTML export all say it through
+``text.zoo_card_words``, ``text.uncovered`` and ``text.mutant_words``, so a player reads the same
+sentence wherever they look."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from zoo_p2p.cli.render import describe_move
 from zoo_p2p.cli.replay import load_replay
 from zoo_p2p.export import record_from_entries, to_html, to_text
 from zoo_p2p.storage import read_log
-from zoo_p2p.text import uncovered, zoo_card_words
+from zoo_p2p.text import mutant_words, uncovered, zoo_card_words
 from zoo_p2p.tui.facts import narrate
 
 LOG = Path(__file__).resolve().parents[1] / "replays" / "2p-standard.zoolog"
@@ -46,7 +47,7 @@ def test_every_front_end_says_an_uncovered_bottom_card_the_same_way(tmp_path: Pa
     view_text_record(shown_record, None, False, Console(file=out, width=400, no_color=True))
     viewed = {int(n): line for n, line in re.findall(r"^\s*(\d+)\. (.*)$", out.getvalue(), re.M)}
 
-    checked = 0
+    checked = mutants = 0
     for n, m in enumerate(record.moves, start=1):
         before, after = positions[n - 1], positions[n]
         target = before.top(m.move.to)
@@ -62,14 +63,23 @@ def test_every_front_end_says_an_uncovered_bottom_card_the_same_way(tmp_path: Pa
             assert target.value is not None
             for where, text in paths.items():
                 assert zoo_card_words(target.value) in text, (n, where, text)
+        paths["zoo replay TEXT"] = viewed[n]
+        if m.mutant is not None:
+            assert target.value is not None
+            if m.mutant:  # what it cost is said as each front end can: "their 5", "the character"
+                said = mutant_words(target.value, True, "LOST").split("LOST")[0]
+            else:
+                said = mutant_words(target.value, False)
+            for where, text in paths.items():
+                assert re.search(re.escape(said), text, re.I), (n, where, text)
+            mutants += m.mutant
         if m.bottom is None:
             continue
         said = uncovered(m.bottom)
-        paths["zoo replay TEXT"] = viewed[n]
         for where, text in paths.items():
             assert re.search(re.escape(said), text, re.I), (n, where, text)
         checked += 1
-    assert checked >= 3  # the sample game uncovers bottom cards: the check ran
+    assert checked >= 3 and mutants >= 1  # the sample game has both: the checks ran
 
 
 def test_the_html_caption_keeps_mutant_in_capitals() -> None:

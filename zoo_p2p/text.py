@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["ZOO_WORDS", "lobby_waiting", "seat_word", "shown", "uncovered", "zoo_card_words"]
+__all__ = [
+    "ZOO_WORDS",
+    "lobby_waiting",
+    "mutant_words",
+    "seat_word",
+    "shown",
+    "uncovered",
+    "zoo_card_words",
+]
 
 # Unicode categories that can never appear on screen as themselves: controls, format characters
 # (bidi overrides, zero-width joiners), surrogates, private use, unassigned, line/paragraph seps.
@@ -123,3 +131,17 @@ def uncovered(value: int) -> str:
     'under it: a 2 (2 zombies)'
     """
     return f"under it: {zoo_card_words(value)}"
+
+
+def mutant_words(value: int, is_mutant: bool, lost: str = "the character") -> str:
+    """How every front end says whether the Zoo card of ``value`` just taken hid the mutant,
+    and what a mutant cost (``lost``: "your 5", "their 5", or who took it unsaid).
+
+    >>> mutant_words(2, False)
+    'the 2 was not a mutant'
+    >>> mutant_words(0, True, "their 5")
+    'the 0 was a MUTANT: their 5 is lost'
+    """
+    if not is_mutant:
+        return f"the {shown(value, 8)} was not a mutant"
+    return f"the {shown(value, 8)} was a MUTANT: {lost} is lost"

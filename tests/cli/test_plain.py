@@ -145,7 +145,7 @@ def _plain(r: object) -> str:
 
 
 def test_wording_of_moves_mutants_and_the_mutant_count() -> None:
-    """'You send 5@C3', 'you lose your 5', 'Blue's 4' / 'your 4', never 'you (Yellow) sends'."""
+    """'You send 5@C3', 'your 5 is lost', 'Blue's 4' / 'your 4', never 'you (Yellow) sends'."""
     rng = random.Random(7)
     names = ["you", "bot"]
     seen_mutant = seen_you_lose = False
@@ -167,9 +167,9 @@ def test_wording_of_moves_mutants_and_the_mutant_count() -> None:
                 seen_mutant = True
                 if before.to_move == 0:
                     seen_you_lose = True
-                    assert "you lose your" in text, text
+                    assert re.search(r"was a MUTANT: your \d is lost", text), text
                 else:
-                    assert "loses their" in text, text
+                    assert re.search(r"was a MUTANT: their \d is lost", text), text
         board = _plain(render_board(state, names, me=0))
         found = len(state.mutants_found)
         assert (f"mutants: {found} of 4 found (the " in board) or (
@@ -463,3 +463,23 @@ def test_no_time_is_up_while_a_seat_is_away() -> None:
     assert "your time for this move is up" not in out.getvalue()
     link.timers[1][1]()
     assert out.getvalue().count("your time for this move is up") == 1
+
+
+def test_a_resumed_game_says_a_seat_is_not_back_yet_not_that_it_lost_the_connection() -> None:
+    """A walkthrough resumed a game and read "greedy bot 1 (Blue) lost the connection" before
+    its bot had even started: in a resumed game a seat not seen yet is not connected *yet*."""
+    from zoo_p2p.driver import SeatPresence
+
+    state = _game()
+    state.apply(state.legal_moves()[0])  # a move played: this run resumes the game
+    seats = [SeatInfo("host", bytes(32), Team.YELLOW), SeatInfo("bot", bytes(32), Team.BLUE)]
+    link = FakeLink(FakeSession(state.public(), seat=0, seats=seats))
+    out = io.StringIO()
+    d = PlainDriver(Console(file=out, width=100, no_color=True), stdin_fd=0)
+    d.on_started(link)  # type: ignore[arg-type]
+    d.on_seats([SeatPresence("connected"), SeatPresence("lost", 1)], link)  # type: ignore[arg-type]
+    assert "bot (Blue) is not connected yet" in out.getvalue(), out.getvalue()
+    assert "lost the connection" not in out.getvalue()
+    d.on_seats([SeatPresence("connected"), SeatPresence("connected")], link)  # type: ignore[arg-type]
+    d.on_seats([SeatPresence("connected"), SeatPresence("lost", 1)], link)  # type: ignore[arg-type]
+    assert "bot (Blue) lost the connection" in out.getvalue()  # it was here: now it is news

@@ -38,3 +38,15 @@ def test_a_file_that_is_no_log_is_named(tmp_path: Path) -> None:
     bad.write_text("# not a log\n")
     why = _why(bad)
     assert str(bad) in why and "entry 0" in why, why
+
+
+def test_a_wrong_path_is_a_usage_error_without_sending_to_zoo_verify(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from zoo_p2p.cli.app import app
+
+    for path in (tmp_path / "nosuch.zoolog", tmp_path):
+        r = CliRunner().invoke(app, ["resume", str(path)])
+        said = " ".join(r.output.split())
+        assert r.exit_code == 2, said
+        assert str(path.name) in said and "zoo verify" not in said, said

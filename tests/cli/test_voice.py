@@ -41,6 +41,17 @@ def test_version_and_help_without_bool_metavars() -> None:
             assert raw not in r.output, (cmd, raw, r.output)
 
 
+def test_zoo_help_lists_every_command_whole_at_80_columns() -> None:
+    """Each command's line in `zoo --help` was cut with "..." at 80 columns (click cuts a summary
+    to the width left): every one now says itself whole."""
+    r = runner.invoke(app, ["--help"], env={"COLUMNS": "80"}, terminal_width=80)
+    assert r.exit_code == 0, r.output
+    listed = r.output.split("Commands:")[1].splitlines()[1:]
+    names = [line.split()[0] for line in listed if line.strip()]
+    assert names == ["play", "verify", "replay", "host", "join", "bot", "resume", "arena"]
+    assert not any("..." in line or len(line) > 80 for line in listed), r.output
+
+
 @pytest.mark.parametrize(
     "args, words",
     [

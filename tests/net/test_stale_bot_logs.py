@@ -77,7 +77,8 @@ def test_a_second_host_of_the_same_log_is_refused_while_the_first_plays_it(procs
     first, _ = procs.host("--players", "3", "--bots", "1", "--no-announce", name="first")
     log = procs.tmp / "first.zoolog"
     bots = log.with_name(log.name + ".bots")
-    wait_for(lambda: bots.is_dir() and any(bots.iterdir()), 20, "the first host's bot files")
+    # the bot made its key (its log comes only with a game, which waits for a third seat)
+    wait_for(lambda: (bots / "bot1.key").exists(), 20, "the first host's bot key")
     before = sorted(p.name for p in bots.iterdir())
     second = procs.zoo(
         "host", "--players", "2", "--bots", "2", "--bind", "127.0.0.1", "--no-announce",

@@ -178,10 +178,15 @@ def test_zoo_play_in_the_app_offers_hints_against_its_own_bots() -> None:
             await pilot.press("q", "q")
         return text
 
-    found = HINT_LINE.search(asyncio.run(run(networked=False)))
+    against_bots = asyncio.run(run(networked=False))
+    found = HINT_LINE.search(against_bots)
     assert found is not None
     assert parse_move(found.group(1)) in st.legal_moves()
-    assert "its host did not allow them" in asyncio.run(run(networked=True))
+    # its title says what it is to the person: their own bots, not a "network game"
+    assert "game against your bots" in against_bots.splitlines()[0], against_bots
+    networked = asyncio.run(run(networked=True))
+    assert "its host did not allow them" in networked
+    assert "network game" in networked.splitlines()[0], networked
     # `zoo host --hints`: the genesis says every seat agreed (PROTOCOL.md §3.2)
     agreed = HINT_LINE.search(asyncio.run(run(networked=True, hints=True)))
     assert agreed is not None and parse_move(agreed.group(1)) in st.legal_moves()

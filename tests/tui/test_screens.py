@@ -118,6 +118,26 @@ def test_replay_steps_by_move_and_jumps() -> None:
     assert asyncio.run(go()) == [2, first_mutant, first_capture, 12, "hidden"]
 
 
+def test_escape_in_the_go_to_box_puts_it_away_and_does_not_quit() -> None:
+    data = load(REPLAYS / "2p-standard.zoolog")
+
+    async def go() -> tuple[bool, int, bool]:
+        app = ZooApp(replay=data, glyphs=UTF8)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            await pilot.press("right", "g", "1", "escape")
+            still = app.is_running and app.screen is screen
+            await pilot.press("right")  # the keys step the replay again, nothing was typed
+            number = screen.frame.number
+            await pilot.press("escape")  # outside the box Escape quits, as q does
+            await pilot.pause()
+            return still, number, app.is_running
+
+    assert asyncio.run(go()) == (True, 2, False)
+
+
 def test_replay_shows_the_analysis_marks() -> None:
     data = load(REPLAYS / "2p-standard.zoolog")
 

@@ -42,7 +42,8 @@ def _root(
     """Apocalypse at the Zoo of Carson City, peer to peer: no server, no trusted dealer."""
 
 
-@app.command()
+# `zoo --help` lists each command on one line of an 80-column terminal: said whole, never cut
+@app.command(short_help="Play against 1-3 bots over loopback (--local: in this process).")
 def play(
     players: o.Players = None,
     bots: Annotated[
@@ -106,7 +107,7 @@ def play(
     )
 
 
-@app.command()
+@app.command(short_help="Audit game logs: signatures, chain, moves, reveals, the deal.")
 def verify(
     logs: Annotated[
         list[Path],
@@ -120,7 +121,7 @@ def verify(
     verify_command(logs, json=json)
 
 
-@app.command()
+@app.command(short_help="Step through a game log move by move; export it (--html, --text).")
 def replay(
     log: Annotated[Path, typer.Argument(metavar="LOG", help="A game log file.")],
     at: Annotated[
@@ -191,7 +192,9 @@ _netcmds.register(app)
 
 from zoo_p2p.cli.arena import arena_command  # noqa: E402 - zoo arena (issue 5)
 
-app.command("arena")(arena_command)
+app.command("arena", short_help="Bots against bots: win rates (95 % CI), scores, ms a move.")(
+    arena_command
+)
 
 
 def main() -> None:

@@ -4,6 +4,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from zoo_p2p.text import shown
+
 if TYPE_CHECKING:
     from rich.table import Table
 
@@ -79,13 +81,27 @@ def arena_command(
     from zoo_p2p.bots.arena import ArenaError, ArenaReport, default_jobs, plan_games, run_games
 
     levels = [b.strip().lower() for b in levels_.split(",") if b.strip()]
+    from zoo_p2p.bots import MEASUREMENT_LEVELS
+
+    err = Console(stderr=True)
+    # a wrong name is said as such, before any count of seats (one red line, exit 1, as every
+    # other refusal of the arena's line-up)
+    wrong = next((lv for lv in levels if lv not in MEASUREMENT_LEVELS), None)
+    if wrong is not None or (players is None and len(levels) == 1):
+        why = (
+            f"--levels: unknown level {shown(wrong, 20)!r}: choose {', '.join(MEASUREMENT_LEVELS)}"
+            if wrong is not None
+            else f"--levels {levels[0]} is one seat: give one level per seat "
+            f"({levels[0]},greedy) or --players N"
+        )
+        err.print(Text(why, style="red"))
+        raise typer.Exit(1)
     if players is not None and levels:
         levels = [levels[i % len(levels)] for i in range(players)]
     if seed is None:
         import secrets  # lazy: keeps `zoo --help` fast
 
         seed = secrets.randbelow(2**31)
-    err = Console(stderr=True)
     try:
         specs = plan_games(levels, games, variant=variant, seed=seed, think=think, work=plies)
     except ArenaError as e:

@@ -15,7 +15,7 @@ from zoo_p2p.errors import LogError, ZooError
 from zoo_p2p.export import GameRecord, from_text, record_from_entries, to_html, to_text
 from zoo_p2p.export.text import FORMAT, MAX_TEXT_BYTES
 from zoo_p2p.rules import move_name
-from zoo_p2p.text import shown, uncovered
+from zoo_p2p.text import mutant_words, shown, uncovered
 
 
 def is_text_record(path: Path) -> bool:
@@ -150,7 +150,10 @@ def view_text_record(
         if m.bottom is not None:
             line.append(f"  {uncovered(m.bottom)}", style="cyan")
         if m.mutant is not None:
-            line.append("  MUTANT" if m.mutant else "  not a mutant", style="magenta")
+            before = positions[n - 1].top(m.move.to)
+            if before.value is not None:
+                words = mutant_words(before.value, m.mutant)
+                line.append(f"  {words}", style="bold magenta" if m.mutant else "dim")
         console.print(line)
     final = positions[-1]
     last_move = record.moves[-1].move if record.moves else None

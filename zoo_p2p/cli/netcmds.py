@@ -409,7 +409,15 @@ def bot_cmd(
 
 
 def resume_cmd(
-    log: Annotated[Path, typer.Argument(metavar="LOG", help="The log of the unfinished game.")],
+    log: Annotated[
+        Path,
+        typer.Argument(
+            metavar="LOG",
+            help="The log of the unfinished game.",
+            exists=True,  # a wrong path is a usage error, said before anything starts
+            dir_okay=False,
+        ),
+    ],
     invite: Annotated[
         str | None, typer.Option(metavar="INVITE", help="Invite, if not stored beside the log.")
     ] = None,
@@ -500,7 +508,9 @@ def play_command(
 
 def register(app: typer.Typer) -> None:
     """Add the network commands to the ``zoo`` app."""
-    app.command("host")(host_cmd)
+    app.command("host", short_help="Host a game: print an invite, wait, play, save the log.")(
+        host_cmd
+    )
     app.command("join")(join_cmd)
     app.command("bot")(bot_cmd)
-    app.command("resume")(resume_cmd)
+    app.command("resume", short_help="Go on with an unfinished game from its log.")(resume_cmd)

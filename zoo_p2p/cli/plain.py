@@ -144,6 +144,8 @@ class ConsoleDriver:
         self.console = console
         self._states: list[str] | None = None  # seat presence as last shown (on_seats)
         self._stalled: list[int] = []  # awaited seats that were not connected, as last shown
+        self._seen: set[int] = set()  # seats seen connected in this run
+        self._resumed = False  # a resumed game: a seat not seen yet has not come back yet
         self.shown_notices: list[str] = []  # the last notices printed (the closing lines
         # do not print an ending again that a notice already showed on this console)
 
@@ -201,8 +203,9 @@ class ConsoleDriver:
         if getattr(s, "ending", None) is not None:  # claimed or resigned: nobody is awaited
             return
         self._states, self._stalled = states, stalled
+        self._seen |= {i for i, st in enumerate(seats) if st.state == "connected"}
         gone = [
-            f"{seat_name(s, i)} {'has left' if st.state == 'left' else 'lost the connection'}"
+            f"{seat_name(s, i)} {self._away_words(i, st.state)}"
             for i, st in enumerate(seats)
             if st.state != "connected" and i < len(s.seats)
         ]
@@ -213,6 +216,15 @@ class ConsoleDriver:
             f"waiting for {seat_name(s, i)}: {what}" for i, what in awaited if i != s.seat
         ]
         self.say(Text("; ".join(gone + waits), style="yellow"))
+
+    def _away_words(self, seat: int, state: str) -> str:
+        """Why a seat is not here: it left, it was here and its link went, or (a resumed game)
+        it has not come back yet: never "lost the connection" for a seat that never had one."""
+        if state == "left":
+            return "has left"
+        if self._resumed and seat not in self._seen:
+            return "is not connected yet"
+        return "lost the connection"
 
     def on_presence(self, up: list[bool], link: GameLink) -> None:
         """Say who is missing when it changes (unless on_seats already said it better)."""
@@ -346,6 +358,7 @@ class PlainDriver(ConsoleDriver):
         self.shadow = s.state.clone()
         self.shown_moves = len(s.state.history)
         self.have_moved = self.shown_moves > 0  # resumed: most likely we moved before
+        self._resumed = self.shown_moves > 0
         me = seat_name(s, s.seat)
         if s.seat is not None and s.seats[s.seat].name == "you":  # zoo play: not "You are you"
             me = seat_word(s.seat, s.seats[s.seat].team.label)

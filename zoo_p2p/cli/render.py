@@ -11,7 +11,7 @@ from rich.text import Text
 
 from zoo_p2p.rules import Card, Move, Send, State, Step, Team, Variant, move_name, square_name
 from zoo_p2p.rules.board import COLUMNS, COPIES_PER_VALUE, SIZE
-from zoo_p2p.text import shown, uncovered, zoo_card_words
+from zoo_p2p.text import mutant_words, shown, uncovered, zoo_card_words
 
 ZOO_STYLE = {0: "bright_black", 1: "bright_red", 2: "red", 3: "bold red", 4: "bold bright_green"}
 
@@ -183,22 +183,16 @@ def describe_move(
         assert u_after.value is not None
         lines.append(Text(uncovered(u_after.value), style="cyan"))
     if after.top(dest).kind == "mutant" and before.top(dest).kind != "mutant":
-        loser = Text("you lose your") if mine else Text.assemble(who, " loses their")
-        lines.append(
-            Text.assemble(
-                (f"the {target.value} ", "bold magenta"),
-                ("was a MUTANT — ", "bold magenta"),
-                loser,
-                (f" {mover_value}", "bold magenta"),
-            )
-        )
+        assert target.value is not None
+        lost = f"{their} {mover_value}"
+        lines.append(Text(mutant_words(target.value, True, lost), style="bold magenta"))
     elif (
         target.kind == "zoo"
         and target.value is not None
         and target.value < 4
         and (after.variant.value == "standard")
     ):
-        lines.append(Text(f"the {target.value} was not a mutant", style="bright_black"))
+        lines.append(Text(mutant_words(target.value, False), style="bright_black"))
     return lines
 
 

@@ -42,9 +42,9 @@ from zoo_p2p.protocol.events import (
 )
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.protocol.walk import Step, walk
-from zoo_p2p.rules import Move, State, move_name, square_name
+from zoo_p2p.rules import Move, State, move_name
 from zoo_p2p.storage import LogReader
-from zoo_p2p.text import HINTS_ALLOWED_LINE, seat_word, shown, uncovered
+from zoo_p2p.text import HINTS_ALLOWED_LINE, mutant_words, seat_word, shown, uncovered
 
 KEYS = "Enter/n next move · b back one · N or j N: move N · s start · e end · q quit"
 
@@ -113,12 +113,9 @@ def _describe(session: Session, names: list[str], ev: Event) -> Text | None:
             return Text(uncovered(ev.value), style="cyan")
         return None
     if isinstance(ev, MutantRevealed):
-        if ev.is_mutant:
-            return Text(
-                f"{square_name(ev.square)}: the {ev.value} was a MUTANT — the captor is lost",
-                style="bold magenta",
-            )
-        return Text(f"{square_name(ev.square)}: the {ev.value} was not a mutant", style="dim")
+        return Text(
+            mutant_words(ev.value, ev.is_mutant), style="bold magenta" if ev.is_mutant else "dim"
+        )
     if isinstance(ev, GameOver):
         return Text(f"game over: scores {', '.join(map(str, ev.scores))}", style="bold")
     if isinstance(ev, SeedOpened):

@@ -14,7 +14,7 @@ from html import escape
 
 from zoo_p2p.export.record import GameRecord, MoveRecord
 from zoo_p2p.rules import Card, Send, State, Step, Team, Variant, move_name, square_name
-from zoo_p2p.text import HINTS_WERE_ALLOWED, shown, uncovered, zoo_card_words
+from zoo_p2p.text import HINTS_WERE_ALLOWED, mutant_words, shown, uncovered, zoo_card_words
 
 __all__ = ["card_code", "to_html"]
 
@@ -139,10 +139,9 @@ def _describe(before: State, after: State, m: MoveRecord, rec: GameRecord) -> st
     extra = []
     if m.bottom is not None:
         extra.append(escape(uncovered(m.bottom)))
-    if m.mutant is True:
-        extra.append(f"the {target.value} was a MUTANT: the character is lost")
-    elif m.mutant is False:
-        extra.append(f"the {target.value} was not a mutant")
+    if m.mutant is not None and target.value is not None:
+        mover = mv.value if isinstance(mv, Send) else before.top(mv.frm).value
+        extra.append(escape(mutant_words(target.value, m.mutant, f"their {mover}")))
     tail = "; ".join(extra)
     return text + (f". {tail[:1].upper()}{tail[1:]}" if extra else "") + "."
 

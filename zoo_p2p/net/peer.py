@@ -1234,7 +1234,11 @@ class Host(Link):
             log.warning("dropped a hello with a bad signature")
             return
         if hello.pub == self.pub:
-            self._send(rid, wire.pack("reject", reason="that is the host's own identity"))
+            own = (  # most often a second terminal on the host's machine, with its default key
+                "that is the host's own identity: a second player on one machine needs a key "
+                "of its own (zoo join --identity PATH, created if missing)"
+            )
+            self._send(rid, wire.pack("reject", reason=own))
             return
         old = self.conns.get(rid)
         if old is not None and not self._same_link(old, curve, fd):

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from zoo_p2p.rules import Card, Move, Send, State, Team, Variant, move_name, square_name
 from zoo_p2p.rules.board import COPIES_PER_VALUE
-from zoo_p2p.text import ZOO_WORDS, shown, uncovered
+from zoo_p2p.text import ZOO_WORDS, mutant_words, shown, uncovered
 
 
 @dataclass(frozen=True)
@@ -265,15 +265,15 @@ def narrate(before: State, after: State, move: Move, names: Sequence[str], you: 
         assert u_after.value is not None
         line.append(f"; {uncovered(u_after.value)}")
     if after.top(move.to).kind == "mutant" and target.kind == "zoo":
-        line.append(f". The {target.value} was a MUTANT: ", style="bold magenta")
-        line.append(f"{own} {mover} is lost", style="bold magenta")
+        assert target.value is not None
+        line.append(f"; {mutant_words(target.value, True, f'{own} {mover}')}", style="bold magenta")
     elif (
         target.kind == "zoo"
         and target.value is not None
         and target.value < 4
         and (after.variant is Variant.STANDARD and target.value not in before.mutants_found)
     ):
-        line.append(f"; the {target.value} was not a mutant", style="dim")
+        line.append(f"; {mutant_words(target.value, False)}", style="dim")
     return line
 
 

@@ -327,7 +327,7 @@ class NetTable(Table):
         super().__init__(
             names=snap.names,
             human=set() if snap.seat is None else {snap.seat},
-            title="network game",
+            title="network game" if networked else "game against your bots",
             networked=networked,
             agreed=snap.hints,
         )

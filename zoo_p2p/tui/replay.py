@@ -399,5 +399,13 @@ class ReplayScreen(Screen[None]):
         self.redraw()
 
     def action_leave(self) -> None:
-        """Quit the replay."""
+        """Quit the replay; Escape while a move number is being typed only puts the box away
+        (it quit the whole replay: a walkthrough pressed g, then Escape to change its mind)."""
+        box = self.query_one("#command", Input)
+        if box.has_focus:
+            box.value = ""
+            box.can_focus = False
+            self.set_focus(None)
+            self.redraw()
+            return
         self.app.exit(0)
