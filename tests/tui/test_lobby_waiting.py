@@ -57,3 +57,38 @@ def test_a_closed_lobby_stops_saying_it_waits() -> None:
         text = _lobby_closed(rows)
         assert "waiting for" not in text and "game link has closed" in text, text
     assert "bob (Blue)" in _lobby_closed([("alice", "AB-CD", 0), ("bob", "EF-GH", 1)])
+
+
+def test_ctrl_c_over_a_selected_invite_copies_it_and_a_second_one_leaves() -> None:
+    """The host's invite is on the lobby's screen; a person selects it with the mouse and presses
+    Ctrl-C to copy it, as in any terminal: that left the game. Now it copies; Ctrl-C with nothing
+    selected still leaves (exit 130)."""
+    from rich.text import Text
+    from textual.selection import Selection
+    from textual.widgets import Static
+
+    invite = "zoo://127.0.0.1:4242/abcdefgh/ABCD-EFGH-IJKL-MNOP"
+
+    async def run() -> tuple[str, bool, str, int | None]:
+        app = ZooApp(glyphs=UTF8)
+        async with app.run_test(size=(100, 24)) as pilot:
+            lobby = LobbyScreen(UTF8)
+            app.lobby = lobby
+            await app.push_screen(lobby)
+            await pilot.pause()
+            lobby.add_line(Text(invite))
+            await pilot.pause()
+            lobby.selections = {lobby.query_one("#lobby-text", Static): Selection(None, None)}
+            keys = screen_text(app).splitlines()[-1]
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+            running, said = app.is_running, screen_text(app)
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+        return keys, running, said + "\n" + app.clipboard, app.return_value
+
+    keys, running, said, code = asyncio.run(run())
+    assert "Ctrl-C copies" in keys, keys
+    assert running and "copied the selected text" in said, said
+    assert said.endswith(invite)  # the clipboard holds the invite
+    assert code == 130  # nothing selected: Ctrl-C leaves, as before

@@ -119,7 +119,17 @@ class ZooApp(App[int]):
 
     def action_interrupt(self) -> None:
         """Ctrl-C: leave at once with exit code 130. In a network game that is a plain leave,
-        as Ctrl-C in ``--plain`` is: the log can be resumed; only a confirmed ``q`` resigns."""
+        as Ctrl-C in ``--plain`` is: the log can be resumed; only a confirmed ``q`` resigns.
+
+        With text selected (the invite, dragged over with the mouse) Ctrl-C is the terminal's
+        copy key: it copies, and leaves nothing; pressed again with nothing selected, it leaves."""
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            said = "copied the selected text (Ctrl-C with nothing selected leaves)"
+            self.net_notice(Text(said, style="green"))
+            return
         if self.net_driver is not None:
             from zoo_p2p.tui.net import INTERRUPT
 

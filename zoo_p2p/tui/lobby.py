@@ -41,7 +41,8 @@ class LobbyScreen(Screen[None]):
         yield Static(self.seats, id="lobby-seats", classes="panel")
         with VerticalScroll(id="lobby-log", classes="panel"):
             yield Static(id="lobby-text", markup=False)
-        yield Static(Text("q leave", style="dim"), id="keys")
+        keys = "q leave · drag over the invite with the mouse, then Ctrl-C copies it"
+        yield Static(Text(keys, style="dim"), id="keys")
 
     def on_mount(self) -> None:
         if self.g.ascii:
