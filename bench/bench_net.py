@@ -71,7 +71,8 @@ def raw_round_trip(n: int = 2000) -> tuple[float, float]:
 
 def stages(procs: list[list[tuple[str, int, int]]], players: int) -> dict[str, list[float]]:
     """Where a move's time goes (ms), from the per-process traces (event, n, ns) lines:
-    - `sign+fsync+send`: the mover, from `mk` (before signing) to `tx` (its move published);
+    - `sign+fsync+send`: the mover, from `mk` (before signing) to `tx` (its first send of the
+      move returned: the publisher with the mesh, the host link without);
     - `transport`: an entry's `tx` at its author to its `rx` at another peer (the zmq hop,
       with its I/O threads and the scheduler's delay in waking the receiver);
     - `verify+apply`: `rx` to `ok` at a receiver (decode, signature, rules, session);

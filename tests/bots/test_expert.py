@@ -16,13 +16,14 @@ def _expert(seed: int = 0, work: int = 6000) -> ExpertBot:
     return ExpertBot(seed=seed, work=work)
 
 
-def test_expert_is_offered_and_peek_is_not() -> None:
-    assert "expert" in LEVELS and "peek" not in LEVELS
-    assert "peek" in MEASUREMENT_LEVELS
+@pytest.mark.parametrize("peek", ["peek", "peek-mutants", "peek-bottoms"])
+def test_expert_is_offered_and_peek_is_not(peek: str) -> None:
+    assert "expert" in LEVELS and peek not in LEVELS
+    assert peek in MEASUREMENT_LEVELS
     assert make_bot("expert", seed=1, work=100).level == "expert"
     with pytest.raises(ValueError, match="unknown bot level"):
-        make_bot("peek", seed=1)
-    assert make_bot("peek", seed=1, work=100, measurement=True).level == "peek"
+        make_bot(peek, seed=1)
+    assert make_bot(peek, seed=1, work=100, measurement=True).level == peek
 
 
 def _risky_three() -> tuple[list[int], list[str]]:

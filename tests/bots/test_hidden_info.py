@@ -8,7 +8,7 @@ import pytest
 
 from zoo_p2p.bots import make_bot
 from zoo_p2p.bots.base import Bot
-from zoo_p2p.bots.expert import ExpertBot, PeekBot
+from zoo_p2p.bots.expert import ExpertBot, PeekBot, PeekBottomsBot, PeekMutantsBot
 from zoo_p2p.bots.hard import HardBot
 from zoo_p2p.rules import IllegalMoveError, KnownDeal, State, Team, Variant
 from zoo_p2p.rules.state import UNKNOWN
@@ -92,3 +92,61 @@ def test_peek_uses_the_hidden_deal_and_the_expert_does_not() -> None:
     expert = ExpertBot(seed=5, work=1500).choose(a)
     assert PeekBot(seed=5, work=1500).choose(a.public()) == expert
     assert PeekBot(seed=5, work=1500).level == "peek"
+
+
+def _partway(seed: int, plies: int) -> State:
+    """A standard game some plies in, with its hidden deal (an oracle)."""
+    rng = random.Random(seed)
+    state = KnownDeal.random(rng, Variant.STANDARD).new_state([Team.YELLOW, Team.RED])
+    for _ in range(plies):
+        moves = state.legal_moves()
+        state.apply(moves[int(rng.random() * len(moves))])
+    return state
+
+
+def test_determinize_keeps_the_bottoms_it_is_told() -> None:
+    state = _partway(11, 6)
+    pub = state.public()
+    hidden = pub.face_down()
+    real = state._oracle
+    assert real is not None and len(hidden) >= 3
+    told = {q: real.bottom[q] for q in hidden[:3]}
+    counts = [0] * 5
+    for q in hidden:
+        counts[real.bottom[q]] += 1
+    for k in range(20):
+        bottom = pub.determinize(random.Random(k), told).bottom
+        assert all(bottom[q] == v for q, v in told.items())
+        # still a deal: the face-down values are the copies nobody has seen
+        got = [0] * 5
+        for q in hidden:
+            got[bottom[q]] += 1
+        assert got == counts
+    with pytest.raises(ValueError, match="cannot hold"):
+        pub.determinize(random.Random(0), {next(q for q in range(25) if q not in hidden): 0})
+
+
+def test_partial_peeks_are_told_their_part_of_the_deal_and_nothing_else() -> None:
+    state = _partway(23, 8)
+    real = state._oracle
+    assert real is not None
+    pub = state.public()
+    hidden = pub.face_down()
+    mutants = make_bot("peek-mutants", seed=3, work=100, measurement=True)
+    bottoms = make_bot("peek-bottoms", seed=3, work=100, measurement=True)
+    assert isinstance(mutants, PeekMutantsBot) and isinstance(bottoms, PeekBottomsBot)
+    assert mutants.peeks and bottoms.peeks  # the arena hands them the state with its deal
+    seen_other_bottoms = False
+    seen_other_mutants = False
+    for _ in range(30):
+        m = mutants._oracles(state)(pub)
+        assert m.mut_top == real.mut_top and m.mut_bottom == real.mut_bottom
+        # a mutant hiding face down fixes that card's value; the other bottoms are sampled
+        assert all(m.bottom[q] == real.bottom[q] for q in hidden if real.mut_bottom[q])
+        seen_other_bottoms |= any(m.bottom[q] != real.bottom[q] for q in hidden)
+        b = bottoms._oracles(state)(pub)
+        assert all(b.bottom[q] == real.bottom[q] for q in hidden)
+        seen_other_mutants |= (b.mut_top, b.mut_bottom) != (real.mut_top, real.mut_bottom)
+    assert seen_other_bottoms and seen_other_mutants
+    # handed the public state, peek-bottoms cannot peek and searches exactly as the expert
+    assert PeekBottomsBot(seed=5, work=1500).choose(pub) == ExpertBot(seed=5, work=1500).choose(pub)

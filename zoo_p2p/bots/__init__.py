@@ -1,7 +1,9 @@
 """Bots that play a seat from the public state only: ``random``, ``greedy``, ``hard``, ``expert``.
 
-``peek`` (the expert told the hidden deal) exists for measurement in the arena only: it is not
-in ``LEVELS`` and ``make_bot`` refuses it unless asked with ``measurement=True``.
+``peek`` (the expert told the hidden deal), ``peek-mutants`` and ``peek-bottoms`` (told only
+where the mutants hide, or only the face-down bottom cards) exist for measurement in the arena
+only: they are not in ``LEVELS`` and ``make_bot`` refuses them unless asked with
+``measurement=True``.
 
 >>> import random
 >>> from zoo_p2p.rules import KnownDeal, Team
@@ -14,15 +16,16 @@ True
 from __future__ import annotations
 
 from zoo_p2p.bots.base import Bot, BotError
-from zoo_p2p.bots.expert import ExpertBot, MoveStats, PeekBot
+from zoo_p2p.bots.expert import ExpertBot, MoveStats, PeekBot, PeekBottomsBot, PeekMutantsBot
 from zoo_p2p.bots.hard import HardBot
 from zoo_p2p.bots.simple import GreedyBot, RandomBot
 
 LEVELS: tuple[str, ...] = ("random", "greedy", "hard", "expert")
 """The levels offered for play, weakest first (every CLI option that takes a level uses these)."""
 
-MEASUREMENT_LEVELS: tuple[str, ...] = (*LEVELS, "peek")
-"""The levels the arena accepts: ``peek`` sees the hidden deal and is never offered for play."""
+MEASUREMENT_LEVELS: tuple[str, ...] = (*LEVELS, "peek", "peek-mutants", "peek-bottoms")
+"""The levels the arena accepts: the ``peek`` levels see (part of) the hidden deal and are never
+offered for play."""
 
 LEVEL_HELP: dict[str, str] = {
     "random": "a uniformly random legal move",
@@ -43,8 +46,8 @@ def make_bot(
     """A bot of ``level`` (one of ``LEVELS``).
 
     ``think`` is a search bot's seconds per move; ``work`` a budget in simulated plies per move
-    instead (deterministic with a seed, whatever the machine's load). ``peek`` only with
-    ``measurement=True`` (the arena).
+    instead (deterministic with a seed, whatever the machine's load). The ``peek`` levels only
+    with ``measurement=True`` (the arena).
     """
     key = level.strip().lower() if isinstance(level, str) else level
     if key == "random":
@@ -57,8 +60,10 @@ def make_bot(
         return HardBot(seed=seed, think=think)
     if key == "expert":
         return ExpertBot(seed=seed, think=think, work=work)
-    if key == "peek" and measurement:
-        return PeekBot(seed=seed, think=think, work=work)
+    if measurement:
+        peek = {"peek": PeekBot, "peek-mutants": PeekMutantsBot, "peek-bottoms": PeekBottomsBot}
+        if key in peek:
+            return peek[key](seed=seed, think=think, work=work)
     raise ValueError(f"unknown bot level {level!r}: choose one of {', '.join(LEVELS)}")
 
 
@@ -77,6 +82,8 @@ __all__ = [
     "HardBot",
     "MoveStats",
     "PeekBot",
+    "PeekBottomsBot",
+    "PeekMutantsBot",
     "RandomBot",
     "make_bot",
 ]

@@ -177,6 +177,11 @@ class ExpertBot:
 
     level = "expert"
     peeks = False
+    """The arena hands a peeking bot the state with its hidden deal (``peek`` and its partial
+    variants, measurement only); every other bot gets the public state."""
+    sees_mutants = False
+    """Told where the mutants are: no stratified root, no mean-field playouts (nothing to
+    average)."""
 
     def __init__(
         self,
@@ -213,8 +218,8 @@ class ExpertBot:
         self.rollout = rollout
         self.width = width
         self.iter_cost = iter_cost
-        self.stratify = stratify and not self.peeks
-        self.mean_field = mean_field and not self.peeks
+        self.stratify = stratify and not self.sees_mutants
+        self.mean_field = mean_field and not self.sees_mutants
         self.mutant_cost = mutant_cost
         self.quiesce = quiesce
         self.soft = soft
@@ -563,6 +568,7 @@ class PeekBot(ExpertBot):
 
     level = "peek"
     peeks = True
+    sees_mutants = True
 
     def _position(self, state: State) -> tuple[State, list[Move]]:
         _pub, moves = public_position(state)
@@ -573,3 +579,48 @@ class PeekBot(ExpertBot):
         if oracle is None:
             return super()._oracles(state)
         return lambda _pub: oracle
+
+
+class PeekMutantsBot(ExpertBot):
+    """The expert told only where the four mutants hide: measurement only (``peek-mutants``).
+
+    Each iteration samples the face-down bottoms given that knowledge (a mutant hiding in a
+    bottom card fixes that card's value) and uses the real mutant flags. With ``peek-bottoms``
+    it splits what the hidden deal is worth into its two parts.
+    """
+
+    level = "peek-mutants"
+    peeks = True
+    sees_mutants = True
+
+    def _oracles(self, state: State) -> Callable[[State], Oracle]:
+        real: Oracle | None = getattr(state, "_oracle", None)
+        if real is None:
+            return super()._oracles(state)
+        rng = self.rng
+
+        def sample(pub: State) -> Oracle:
+            hidden = pub.face_down()
+            known = {q: real.bottom[q] for q in hidden if real.mut_bottom[q]}
+            bottom = pub.determinize(rng, known).bottom
+            return Oracle(bottom, real.mut_top, real.mut_bottom)
+
+        return sample
+
+
+class PeekBottomsBot(ExpertBot):
+    """The expert told only the face-down bottom cards: measurement only (``peek-bottoms``).
+
+    The mutants are sampled given the real bottoms, and searched as the expert does (stratified
+    root, mean-field playouts).
+    """
+
+    level = "peek-bottoms"
+    peeks = True
+
+    def _oracles(self, state: State) -> Callable[[State], Oracle]:
+        real: Oracle | None = getattr(state, "_oracle", None)
+        if real is None:
+            return super()._oracles(state)
+        rng = self.rng
+        return lambda pub: pub.determinize(rng, {q: real.bottom[q] for q in pub.face_down()})

@@ -15,7 +15,8 @@ LEVELS_HELP = (
     "One bot level per seat, comma-separated (2-4 seats; rotated between games): "
     "random (random legal moves), greedy (one ply: points minus exposure and mutant risk), "
     "hard (Monte Carlo over the best one-ply moves), expert (tree search, exact odds), "
-    "peek (the expert told the hidden deal: measurement only)."
+    "peek (the expert told the hidden deal: measurement only), peek-mutants and peek-bottoms "
+    "(told only the mutants, or only the face-down bottoms: measurement only)."
 )
 
 

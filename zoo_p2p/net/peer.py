@@ -328,6 +328,12 @@ class Link(Liveness):
         if self._trace_file is not None:
             self._trace_file.write(f"{event} {n} {time.monotonic_ns()}\n")
 
+    def _trace_own(self, event: str, start: int) -> None:
+        """Trace every entry of ours from `start` (the first send of them has returned)."""
+        if self._trace_file is not None and self.session is not None:
+            for seq in range(start, len(self.session)):
+                self._trace(event, seq)
+
     # ----- session plumbing -------------------------------------------------------------
     def call_later(self, delay: float, fn: Callable[[], None]) -> None:
         """Run `fn` from the loop after `delay` seconds (no threads, no sleeps)."""
@@ -495,10 +501,10 @@ class Link(Liveness):
                     self._trace("onwire", len(s.state.history))
             if self.mesh is not None and len(s) > own_from:  # ours, to every seat directly
                 self.mesh.push_own(own_from, s.entries[own_from:])
+                self._trace_own("tx", own_from)
             self.publish(before, s.entries[before:], own_from)
-            if self._trace_file is not None:
-                for seq in range(own_from, len(s)):
-                    self._trace("tx", seq)
+            if self.mesh is None:
+                self._trace_own("tx", own_from)
         self._own_move = False
         self._flush_log()
         if not self._started and s.state is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from zoo_p2p.errors import IllegalMoveError, ZooError
@@ -639,15 +639,33 @@ class State:
         return hashlib.sha256(bytes(b)).digest()
 
     # ------------------------------------------------------------------ simulations
-    def determinize(self, rng: random.Random) -> Oracle:
-        """Sample hidden facts consistent with everything public (uniform over such deals)."""
+    def face_down(self) -> list[int]:
+        """The squares whose bottom card is still face down (its value known to nobody)."""
+        under = self._under
+        return [q for q in range(N_SQUARES) if under[q] == UNKNOWN]
+
+    def determinize(self, rng: random.Random, known: Mapping[int, int] | None = None) -> Oracle:
+        """Sample hidden facts consistent with everything public (uniform over such deals).
+
+        ``known`` fixes the value of some face-down bottom cards (square -> value; for the
+        arena's measurement bots, which are told part of the deal): the other bottoms and the
+        mutants are sampled uniformly given those. ``ValueError`` if it names a square that is
+        not face down or more copies of a value than are hidden.
+        """
         top, under = self._top, self._under
         remaining: list[int] = []
         for v in range(5):
             remaining += [v] * (COPIES_PER_VALUE - self._seen[v])
-        hidden = [q for q in range(N_SQUARES) if under[q] == UNKNOWN]
-        rng.shuffle(remaining)
+        hidden = self.face_down()
         bottom = [0] * N_SQUARES
+        if known:
+            for q, v in known.items():
+                if q not in hidden or v not in remaining:
+                    raise ValueError(f"square {q} cannot hold a hidden {v} here")
+                remaining.remove(v)
+                bottom[q] = v
+            hidden = [q for q in hidden if q not in known]
+        rng.shuffle(remaining)
         for q, v in zip(hidden, remaining, strict=False):
             bottom[q] = v
         mut_top = [False] * N_SQUARES
