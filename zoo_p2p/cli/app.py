@@ -177,7 +177,17 @@ def replay(
     if at is None and not dump and not use_plain(plain):
         run_replay = tui_entry("run_replay")  # the full-screen replay (zoo_p2p.tui)
         if run_replay is not None:
-            code = run_replay(log, analyse=analyse, plies=work, seed=seed)
+            from zoo_p2p.cli.replay import refusal
+            from zoo_p2p.errors import LogError
+
+            try:  # a file that is no log is refused before the screen opens, as in --plain
+                code = run_replay(log, analyse=analyse, plies=work, seed=seed)
+            except LogError as exc:
+                from rich.console import Console
+                from rich.text import Text
+
+                Console(stderr=True).print(Text(refusal(log, exc), style="red"))
+                raise typer.Exit(1) from None
             if code:
                 raise typer.Exit(code)
             return

@@ -291,6 +291,16 @@ def analyse(rp: Replay, *, plies: int, seed: int, console: Console) -> None:
             sc.mark = rp.marks[sc.number - 1]
 
 
+def refusal(path: Path, exc: LogError) -> str:
+    """Why a file cannot be replayed, in one line that names it once; a file whose very first
+    bytes are no entry is said to be no game log at all (a wrong path, a text file)."""
+    why = shown(str(exc))
+    where = shown(str(path))  # said once: most reasons already name the file
+    if exc.index == 0 and "bytes at offset 0 are not an entry" in exc.reason:
+        return f"{where} is not a zoo game log ({why})"
+    return why if where in why else f"cannot replay {where}: {why}"
+
+
 def _red(console: Console, text: str) -> None:
     console.print(Text(text, style="red"))
 
@@ -311,9 +321,7 @@ def replay_command(
     try:
         rp = load_replay(path)
     except LogError as exc:
-        why = shown(str(exc))
-        where = shown(str(path))  # said once: most reasons already name the file
-        _red(console, why if where in why else f"cannot replay {where}: {why}")
+        _red(console, refusal(path, exc))
         raise typer.Exit(1) from None
     if rp.torn:
         console.print(Text(shown(rp.torn), style="yellow"))
