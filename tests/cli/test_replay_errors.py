@@ -38,5 +38,5 @@ def test_a_file_that_is_no_log_is_said_so_in_the_app_path_too(
         r = CliRunner().invoke(app, ["replay", str(notes)], env={"COLUMNS": "300"})
         said = " ".join(r.output.split())
         assert r.exit_code == 1, said
-        assert f"{notes} is not a zoo game log (entry 0:" in said, (plain, said)
+        assert f"cannot replay {notes}: it is not a zoo game log (entry 0:" in said, (plain, said)
         assert said.count(str(notes)) == 1 and "Traceback" not in said

@@ -297,7 +297,7 @@ def refusal(path: Path, exc: LogError) -> str:
     why = shown(str(exc))
     where = shown(str(path))  # said once: most reasons already name the file
     if exc.index == 0 and "bytes at offset 0 are not an entry" in exc.reason:
-        return f"{where} is not a zoo game log ({why})"
+        return f"cannot replay {where}: it is not a zoo game log ({why})"
     return why if where in why else f"cannot replay {where}: {why}"
 
 
