@@ -4,6 +4,7 @@ multipart messages, resync floods, a joiner that rejects the host. Real processe
 from __future__ import annotations
 
 import os
+import re
 import resource
 import select
 import socket
@@ -139,6 +140,8 @@ def test_join_with_no_host_says_so_and_gives_up(procs: Procs, tmp_path: Path) ->
     assert procs.wait(p, "j", timeout=15) != 0
     text = procs.text("j")
     assert f"no answer from 127.0.0.1:{port} yet — is the host running?" in text
+    # a line said again every few seconds says how long it has tried, of how long
+    assert re.search(r"still trying \(\d of 3 s\), Ctrl-C to stop", " ".join(text.split()))
     assert "after 3 s" in text
 
 

@@ -55,6 +55,9 @@ def test_the_app_says_the_game_ended_by_a_claim_not_resume() -> None:
             assert "your turn" not in top
             hand_bar = [ln.split("│")[0].strip() for ln in shot.splitlines()[1:]]
             assert "game over" in hand_bar and "hand: (not your turn)" not in shot
+            keys = shot.splitlines()[-1]  # no move to make: the keys line offers none
+            assert "the game is over" in keys and "q leave" in keys, keys
+            assert "hand" not in keys and "moves" not in keys, keys
 
 
 def test_the_status_line_shows_a_long_ending_whole_at_80_and_120_columns() -> None:

@@ -1908,9 +1908,9 @@ class Joiner(Link):
         if now - self._status_at >= self.options.status_every:
             self._status_at = now
             if self._handshakes == 0:
-                self.driver.on_notice(
-                    f"no answer from {self._where()} yet — is the host running? still trying, "
-                    "Ctrl-C to stop"
+                self.driver.on_notice(  # said again every few seconds: how long, of how long
+                    f"no answer from {self._where()} yet — is the host running? still trying "
+                    f"({waited:.0f} of {bound:g} s), Ctrl-C to stop"
                 )
             else:
                 self.driver.on_notice(

@@ -536,6 +536,14 @@ class GameScreen(Screen[None]):
             return Text(
                 f"a seat's clock ran out: c claim the game now{self.g.sep}w wait", style="bold"
             )
+        over = self.table.state.is_terminal() or self.table.ended() is not None
+        if over or getattr(self.table, "run_over", False):  # no move to make: no move keys
+            typing = self.panels and isinstance(self.focused, Input)
+            head = "the game is over" if over else "the game link has closed"
+            return Text(
+                self.g.sep.join([head, "q then Enter: leave" if typing else "q leave"]),
+                style="dim",
+            )
         hints = self.table.hints_off() is None  # never offer a key that cannot work here
         if self.panels and isinstance(self.focused, Input):  # keys type letters here
             return Text(
