@@ -20,6 +20,8 @@ FIGURE = re.compile(r"^[\w .+/()'-]+: -?[\d.]+$")
         ("bench_protocol.py", ["--games", "1", "--audits", "1"], "audit_vs_raw_verify"),
         ("bench_cli.py", ["--runs", "1"], "zoo --help / import typer+rich"),
         ("bench_hint.py", ["--positions", "1", "--work", "2000"], "hint ms median (2000 plies)"),
+        # one real 4-peer game on 127.0.0.1 (a few seconds): the traces still parse into stages
+        ("bench_net.py", ["--games", "1", "--stages"], "stage verify+apply p50"),
     ],
 )
 def test_bench_prints_figures(script: str, args: list[str], expected: str) -> None:
