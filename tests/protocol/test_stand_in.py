@@ -277,6 +277,11 @@ def _play_on(game: LocalGame, rng: random.Random, until: Callable[[], bool]) -> 
     return held
 
 
+def _seat_0_to_move(game: LocalGame) -> bool:
+    f = game.sessions[0].floor
+    return f is not None and f.seat == 0 and f.kind == Kind.MOVE
+
+
 def _resign(game: LocalGame, seat: int) -> None:
     r = game.sessions[seat].resign()
     for i, s in enumerate(game.sessions):
@@ -313,15 +318,7 @@ def test_two_seats_resign_a_four_seat_game_and_it_finishes() -> None:
     obs = Session(log[0])
     for raw in log[1:]:
         obs.receive(raw)
-    _play_on(
-        game,
-        rng,
-        lambda: (
-            game.sessions[0].floor is not None
-            and game.sessions[0].floor.seat == 0
-            and game.sessions[0].floor.kind == Kind.MOVE
-        ),
-    )
+    _play_on(game, rng, lambda: _seat_0_to_move(game))
     r2 = game.sessions[2].resign()
     behind = Session(log[0], key=game.keys[3], seed=game.seeds[3], nonce=game.nonces[3])
     head = game.sessions[0].entries
@@ -357,15 +354,7 @@ def test_the_last_seat_playing_cannot_resign() -> None:
     game, rng = _game(3, "last-one")
     play_until(game, rng, lambda f: f.kind == Kind.MOVE and f.seat == 0)
     _resign(game, 1)
-    _play_on(
-        game,
-        rng,
-        lambda: (
-            game.sessions[0].floor is not None
-            and game.sessions[0].floor.seat == 0
-            and game.sessions[0].floor.kind == Kind.MOVE
-        ),
-    )
+    _play_on(game, rng, lambda: _seat_0_to_move(game))
     _resign(game, 2)
     with pytest.raises(LocalProtocolError, match="every other seat has resigned"):
         game.sessions[0].resign()
