@@ -42,3 +42,17 @@ def test_verify_of_a_text_record_says_what_it_is(tmp_path: Path) -> None:
     assert "verify the .zoolog" in r.output
     r = CliRunner().invoke(app, ["verify", str(LOG)], env={"COLUMNS": "200"})
     assert "text record" not in r.output
+
+
+def test_verify_of_a_file_that_is_no_log_at_all_says_so(tmp_path: Path) -> None:
+    """`zoo verify notes.txt` (a wrong path) said only "bytes at offset 0 are not an entry";
+    a log damaged later on is not called a wrong file."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\n")
+    r = CliRunner().invoke(app, ["verify", str(notes)], env={"COLUMNS": "200"})
+    assert r.exit_code == 5, r.output  # rejected, as before
+    assert "not a zoo game log at all" in r.output and "text record" not in r.output, r.output
+    damaged = tmp_path / "damaged.zoolog"
+    damaged.write_bytes(LOG.read_bytes()[:-3] + b"xyz")
+    r = CliRunner().invoke(app, ["verify", str(damaged)], env={"COLUMNS": "200"})
+    assert r.exit_code != 0 and "not a zoo game log" not in r.output, r.output

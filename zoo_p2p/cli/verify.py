@@ -219,6 +219,12 @@ def verify_command(paths: Sequence[Path], json: bool = False) -> None:
                     "this is a text record (zoo replay --text): it carries no signatures and "
                     "cannot be verified; verify the .zoolog it was exported from"
                 )
+            elif (
+                report.verdict == REJECTED
+                and report.fault_index == 0
+                and "bytes at offset 0 are not an entry" in (report.fault_reason or "")
+            ):  # its very first bytes are no entry: a wrong file rather than a damaged log
+                console.print("this is not a zoo game log at all: is it the right file?")
     if len(paths) > 1:
         for pa, pb, c, seats in _forks([Path(p) for p in paths]):
             code = max(code, EXIT_CODES[CHEAT])
