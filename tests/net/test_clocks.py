@@ -170,6 +170,8 @@ def test_a_resignation_ends_a_two_seat_game(procs: Procs) -> None:
     assert r.verdict == "ok", (r.fault_reason, procs.text("host"), procs.text("j1"))
     assert r.ending_text is not None and r.ending_text.startswith("resigned: seat 2")
     assert r.winners == (0,)
+    # its resignation ended the game: no leave is owed, so none is said to be unconfirmed
+    assert "did not confirm our leave" not in procs.text("j1"), procs.text("j1")
 
 
 def test_a_host_that_stalls_and_dies_is_claimed_over_the_direct_links(procs: Procs) -> None:
