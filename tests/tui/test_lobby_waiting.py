@@ -5,10 +5,21 @@ from __future__ import annotations
 
 import asyncio
 
+from textual.pilot import Pilot
+
 from zoo_p2p.tui.app import ZooApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.lobby import LobbyScreen
+
+
+async def _open_lobby(app: ZooApp, pilot: Pilot[None]) -> LobbyScreen:
+    """Show the app's lobby screen, as a peer does before its game starts."""
+    lobby = LobbyScreen(UTF8)
+    app.lobby = lobby
+    await app.push_screen(lobby)
+    await pilot.pause()
+    return lobby
 
 
 def _lobby(rows: list[tuple[str, str, int]] | None, need: int, *, closed: bool = False) -> str:
@@ -18,10 +29,7 @@ def _lobby(rows: list[tuple[str, str, int]] | None, need: int, *, closed: bool =
     async def run() -> str:
         app = ZooApp(glyphs=UTF8)
         async with app.run_test(size=(100, 24)) as pilot:
-            lobby = LobbyScreen(UTF8)
-            app.lobby = lobby
-            await app.push_screen(lobby)
-            await pilot.pause()
+            await _open_lobby(app, pilot)
             if rows is not None:
                 app.net_lobby(rows, need)
             if closed:
@@ -72,10 +80,7 @@ def test_ctrl_c_over_a_selected_invite_copies_it_and_a_second_one_leaves() -> No
     async def run() -> tuple[str, bool, str, int | None]:
         app = ZooApp(glyphs=UTF8)
         async with app.run_test(size=(100, 24)) as pilot:
-            lobby = LobbyScreen(UTF8)
-            app.lobby = lobby
-            await app.push_screen(lobby)
-            await pilot.pause()
+            lobby = await _open_lobby(app, pilot)
             lobby.add_line(Text(invite))
             await pilot.pause()
             lobby.selections = {lobby.query_one("#lobby-text", Static): Selection(None, None)}
