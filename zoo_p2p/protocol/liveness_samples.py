@@ -12,11 +12,11 @@ from typing import Any
 from zoo_p2p.protocol.crypto import sha256
 from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.liveness import Clocks, resign_bytes, vote_bytes
+from zoo_p2p.protocol.moves import encode_move
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.protocol.simulate import LocalGame, broadcast, random_mover, setup_game, step
 from zoo_p2p.protocol.standin import (
     capture_score,
-    move_body,
     reference_move,
     stand_in_public_key,
     stand_in_seed,
@@ -250,13 +250,13 @@ def stand_in_vectors() -> dict[str, Any]:
         if e.kind == Kind.MOVE and e.seat in watcher.resigned:
             st = watcher.state
             assert st is not None
-            legal = sorted(st.legal_moves(), key=move_body)
+            legal = sorted(st.legal_moves(), key=encode_move)
             decisions.append(
                 {
                     "seq": e.seq,
                     "seat": e.seat,
-                    "legal": [[*move_body(m), capture_score(st, m)] for m in legal],
-                    "chosen": list(move_body(reference_move(st))),
+                    "legal": [[*encode_move(m), capture_score(st, m)] for m in legal],
+                    "chosen": encode_move(reference_move(st)),
                     "entry": raw.hex(),
                 }
             )

@@ -83,41 +83,15 @@ from zoo_p2p.protocol.liveness import (
     signature_ok,
     vote_bytes,
 )
+from zoo_p2p.protocol.moves import decode_move, encode_move
 from zoo_p2p.protocol.names import check_name
 from zoo_p2p.protocol.standin import reference_move, stand_in_private_key, stand_in_public_key
-from zoo_p2p.rules import N_SQUARES, Move, Send, State, Step, Team, Variant
+from zoo_p2p.rules import N_SQUARES, Move, State, Team, Variant
 from zoo_p2p.text import seat_word
 
 MAX_NAME_LEN = 32
-MOVE_SEND = 0
-MOVE_STEP = 1
 
 Question = tuple[int, int]  # (table id, index in the composed table)
-
-
-def encode_move(move: Move) -> list[int]:
-    """A move's body: [0, value, to] for a Send, [1, from, to] for a Step."""
-    if isinstance(move, Send):
-        return [MOVE_SEND, move.value, move.to]
-    return [MOVE_STEP, move.frm, move.to]
-
-
-def decode_move(body: Any) -> Move:
-    """Parse a move body; RemoteProtocolError if it is not [0|1, int, int] in range."""
-    if not (isinstance(body, list) and len(body) == 3 and all(type(x) is int for x in body)):
-        raise RemoteProtocolError("move body is not [kind, a, b]")
-    k, a, b = body
-    if not 0 <= b < N_SQUARES:
-        raise RemoteProtocolError(f"move target square {b} out of range")
-    if k == MOVE_SEND:
-        if a not in (3, 4, 5, 6):
-            raise RemoteProtocolError(f"no character worth {a}")
-        return Send(a, b)
-    if k == MOVE_STEP:
-        if not 0 <= a < N_SQUARES:
-            raise RemoteProtocolError(f"move source square {a} out of range")
-        return Step(a, b)
-    raise RemoteProtocolError(f"unknown move kind {k}")
 
 
 def _is_bin(x: Any, size: int) -> bool:

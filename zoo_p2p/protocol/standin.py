@@ -12,7 +12,8 @@ from __future__ import annotations
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from zoo_p2p.protocol.crypto import public_key_bytes, sha256
-from zoo_p2p.rules import Move, Send, State
+from zoo_p2p.protocol.moves import encode_move
+from zoo_p2p.rules import Move, State
 from zoo_p2p.rules.state import Card
 
 DOMAIN_STAND_IN = b"zoo-p2p/v1/stand-in\0"
@@ -37,13 +38,6 @@ def stand_in_public_key(game_id: bytes, seat: int, seed: bytes) -> bytes:
     return public_key_bytes(stand_in_private_key(game_id, seat, seed))
 
 
-def move_body(move: Move) -> tuple[int, int, int]:
-    """The move as its entry body `[kind, a, b]` (0 = Send value to, 1 = Step from to)."""
-    if isinstance(move, Send):
-        return (0, move.value, move.to)
-    return (1, move.frm, move.to)
-
-
 def capture_score(state: State, move: Move) -> int:
     """The reference policy's score of a move: the printed value of the card it captures (a Zoo
     card 0–4 on top of the target square, or a character 3–6, healthy or mutant)."""
@@ -56,17 +50,16 @@ def capture_score(state: State, move: Move) -> int:
 def reference_move(state: State) -> Move:
     """The stand-in's move (PROTOCOL.md §10.4, normative): among the legal moves of the seat to
     move, the one with the highest `capture_score`; among equal scores, the one whose body
-    `[kind, a, b]` is smallest (compared as integers, element by element)."""
+    `[kind, a, b]` (`encode_move`) is smallest (compared as integers, element by element)."""
     moves = state.legal_moves()
     if not moves:
         raise ValueError("the seat to move has no legal move")
-    return min(moves, key=lambda m: (-capture_score(state, m), move_body(m)))
+    return min(moves, key=lambda m: (-capture_score(state, m), encode_move(m)))
 
 
 __all__ = [
     "DOMAIN_STAND_IN",
     "capture_score",
-    "move_body",
     "reference_move",
     "stand_in_private_key",
     "stand_in_public_key",
