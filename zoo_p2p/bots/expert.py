@@ -581,7 +581,23 @@ class PeekBot(ExpertBot):
         return lambda _pub: oracle
 
 
-class PeekMutantsBot(ExpertBot):
+class _PartPeekBot(ExpertBot):
+    """The expert told part of the hidden deal (measurement only): each iteration's deal is
+    ``_told(pub, real)``; handed a public state it cannot peek and searches like the expert."""
+
+    peeks = True
+
+    def _oracles(self, state: State) -> Callable[[State], Oracle]:
+        real: Oracle | None = getattr(state, "_oracle", None)
+        if real is None:
+            return super()._oracles(state)
+        return lambda pub: self._told(pub, real)
+
+    def _told(self, pub: State, real: Oracle) -> Oracle:
+        raise NotImplementedError
+
+
+class PeekMutantsBot(_PartPeekBot):
     """The expert told only where the four mutants hide: measurement only (``peek-mutants``).
 
     Each iteration samples the face-down bottoms given that knowledge (a mutant hiding in a
@@ -590,25 +606,15 @@ class PeekMutantsBot(ExpertBot):
     """
 
     level = "peek-mutants"
-    peeks = True
     sees_mutants = True
 
-    def _oracles(self, state: State) -> Callable[[State], Oracle]:
-        real: Oracle | None = getattr(state, "_oracle", None)
-        if real is None:
-            return super()._oracles(state)
-        rng = self.rng
-
-        def sample(pub: State) -> Oracle:
-            hidden = pub.face_down()
-            known = {q: real.bottom[q] for q in hidden if real.mut_bottom[q]}
-            bottom = pub.determinize(rng, known).bottom
-            return Oracle(bottom, real.mut_top, real.mut_bottom)
-
-        return sample
+    def _told(self, pub: State, real: Oracle) -> Oracle:
+        known = {q: real.bottom[q] for q in pub.face_down() if real.mut_bottom[q]}
+        bottom = pub.determinize(self.rng, known).bottom
+        return Oracle(bottom, real.mut_top, real.mut_bottom)
 
 
-class PeekBottomsBot(ExpertBot):
+class PeekBottomsBot(_PartPeekBot):
     """The expert told only the face-down bottom cards: measurement only (``peek-bottoms``).
 
     The mutants are sampled given the real bottoms, and searched as the expert does (stratified
@@ -616,11 +622,6 @@ class PeekBottomsBot(ExpertBot):
     """
 
     level = "peek-bottoms"
-    peeks = True
 
-    def _oracles(self, state: State) -> Callable[[State], Oracle]:
-        real: Oracle | None = getattr(state, "_oracle", None)
-        if real is None:
-            return super()._oracles(state)
-        rng = self.rng
-        return lambda pub: pub.determinize(rng, {q: real.bottom[q] for q in pub.face_down()})
+    def _told(self, pub: State, real: Oracle) -> Oracle:
+        return pub.determinize(self.rng, {q: real.bottom[q] for q in pub.face_down()})
