@@ -280,8 +280,9 @@ class Session:
         self.ending: Ending | None = None  # set by a claim, or a resignation in a 2-seat game
         self.resigned: dict[int, int] = {}  # seat -> index of its resign entry
         self.opened_seeds: dict[int, bytes] = {}  # seeds opened by resignations
-        # resigned seat -> its stand-in: (public signing key, tables, seed), all from the log
-        self._stand_ins: dict[int, tuple[Ed25519PrivateKey, SeatTables, bytes]] = {}
+        # resigned seat -> its stand-in's signing key (public to all) and tables, from its
+        # opened seed (`opened_seeds`)
+        self._stand_ins: dict[int, tuple[Ed25519PrivateKey, SeatTables]] = {}
         self._left = False  # we resigned: we sign nothing more
         # local seat
         self.seat: int | None = None
@@ -491,7 +492,7 @@ class Session:
         f = self._floor
         if self._stopped is not None or f is None or f.seat not in self._stand_ins:
             return None
-        key, tables, seed = self._stand_ins[f.seat]
+        key, tables = self._stand_ins[f.seat]
         body: Any
         if f.kind == Kind.MOVE:
             assert self.state is not None
@@ -499,7 +500,7 @@ class Session:
         elif f.kind == Kind.REVEAL:
             body = [self._links_of(tables)]
         elif f.kind == Kind.SEED:
-            body = [seed]
+            body = [self.opened_seeds[f.seat]]
         elif f.kind == Kind.RESULT:
             body = [list(self.final_scores or ())]
         else:  # pragma: no cover - a resignation stands only after the opening round
@@ -1272,18 +1273,17 @@ class Session:
             self._floor = None
             self.finished = True
             return [Resigned(r.seat, None)]
-        if r.new_key != self._stand_in_key_for(r):
+        key = stand_in_private_key(self.game_id, r.seat, r.seed)
+        if r.new_key != public_key_bytes(key):
             raise self._reject(
                 e, "the stand-in key is not the one derived from the opened seed (§10.4)"
             )
         if r.new_key in [public_key_bytes(p) for p in self._pubs]:  # pragma: no cover - SHA-256
             raise self._reject(e, "the stand-in key is already a seat's key")
-        key = stand_in_private_key(self.game_id, r.seat, r.seed)
         self._pubs[r.seat] = key.public_key()
         self._stand_ins[r.seat] = (
             key,
             SeatTables.from_seed(r.seed, self.game_id, general=self._general),
-            r.seed,
         )
         self.resigned[r.seat] = e.seq
         self.opened_seeds[r.seat] = r.seed
