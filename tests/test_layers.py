@@ -73,7 +73,7 @@ def test_only_net_imports_zmq_and_only_cli_imports_typer() -> None:
         rel = f.relative_to(PKG).parts
         mods = {m.split(".")[0] for m in imports(f)}
         if rel[0] != "net":
-            for net_only in ("zmq", "zeroconf", "miniupnpc", "segno", "ifaddr"):
+            for net_only in ("zmq", "zeroconf", "miniupnpc", "segno", "ifaddr", "stem"):
                 assert net_only not in mods, f"{'/'.join(rel)} imports {net_only}"
         if rel[0] != "cli":
             assert "typer" not in mods, f"{'/'.join(rel)} imports typer"

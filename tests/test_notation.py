@@ -65,7 +65,7 @@ def test_every_front_end_writes_a_move_the_same_way_and_it_reads_back(tmp_path: 
     shown_record = tmp_path / "game.txt"
     shown_record.write_text(to_text(record))
     out = io.StringIO()
-    view_text_record(shown_record, None, False, Console(file=out, width=400, no_color=True))
+    view_text_record(shown_record, None, True, Console(file=out, width=400, no_color=True))
     viewed = {int(n): line for n, line in re.findall(r"^\s*(\d+)\. (.*)$", out.getvalue(), re.M)}
 
     for n, move in enumerate(moves, start=1):
@@ -102,3 +102,21 @@ def test_the_notation_is_ascii_and_round_trips_for_every_move() -> None:
         assert name.isascii() and ascii_lookalike(name) == name
         assert parse_move(name) == move and parse_move(name.lower()) == move
         assert str(move) == name  # the wire/log `moves` field (PROTOCOL.md) is unchanged
+
+
+def test_one_card_notation_board_legend_and_html_deal() -> None:
+    """`M4` is a mutant character that was a 4 in every front end; a Zoo card that hid the
+    mutant is its value and `*` (the HTML deal view wrote `M0`, `M1`: the card's value after
+    an M, which the legend says is a mutant character)."""
+    from zoo_p2p.text import LEGEND, LEGEND_LINES
+    from zoo_p2p.tui.overlays import legend_text
+
+    record = record_from_entries(read_log(LOG).entries)
+    page = to_html(record)
+    deal = re.findall(r'data-(?:top|under)="deal:([^"]+)"', page)
+    assert deal and not [c for c in deal if c.startswith("M")], deal
+    assert sum(c.endswith("*") for c in deal) == len(record.mutant_cards)
+    codes = dict(LEGEND_LINES)
+    assert "it was a 4" in codes["M4"] and "hides the mutant" in codes["2*"]
+    assert "M4 = a mutant character: it was a 4" in LEGEND
+    assert "it was a 4" in legend_text().plain and "2*" in legend_text().plain

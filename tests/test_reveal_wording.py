@@ -44,7 +44,7 @@ def test_every_front_end_says_an_uncovered_bottom_card_the_same_way(tmp_path: Pa
     shown_record = tmp_path / "game.txt"
     shown_record.write_text(to_text(record))
     out = io.StringIO()
-    view_text_record(shown_record, None, False, Console(file=out, width=400, no_color=True))
+    view_text_record(shown_record, None, True, Console(file=out, width=400, no_color=True))
     viewed = {int(n): line for n, line in re.findall(r"^\s*(\d+)\. (.*)$", out.getvalue(), re.M)}
 
     checked = mutants = 0

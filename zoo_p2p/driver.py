@@ -11,8 +11,10 @@ a person or a bot sees and does goes through one object that implements `Driver`
 **Calls.** The peer calls every `on_*` method from its loop, in the loop's thread, with the link
 (`GameLink`) as the way back: read `link.session` (the protocol session: `seats`, `seat`,
 `state`, `floor`, `entries`), then `link.play(move)` when `link.my_turn`, `link.leave(reason)` to
-stop, `link.call_later(delay, fn)` for a timer in the loop. A driver never blocks: the loop also
-relays the other peers' entries.
+stop (`link.resign_and_leave(reason)` when a person leaves for good), `link.call_later(delay,
+fn)` for a timer in the loop; `link.mesh` (the direct links, or None) and `link.mesh_log_path()`
+(the log file) for what a screen shows of them. A driver never blocks: the loop also relays the
+other peers' entries.
 
 - `on_lobby(seats, need)`: the lobby changed; `seats` are `(name, fingerprint, team 0..3)` rows,
   `need` the seat count. Names come from peers: show them through `zoo_p2p.text.shown()`.
@@ -21,21 +23,29 @@ relays the other peers' entries.
   others; our own entries bring none, so read the state rather than count events).
 - `on_turn(link)`: it is our move now (called once per turn).
 - `on_presence(up, link)`: who is connected changed (`up[seat]`).
-- `on_seats(seats, link)` (optional, looked up with `getattr`): every seat's `SeatPresence`
-  (connected, lost for N s, left), on every change and once a second while a seat is lost;
-  `link.awaited()` then says what the game waits for and from whom.
+- `on_seats(seats, link)`: every seat's `SeatPresence` (connected, lost for N s, left), on
+  every change and once a second while a seat is lost; `link.awaited()` then says what the game
+  waits for and from whom.
 - `on_notice(text)`: one sentence from the transport (a peer joined, the host is not answering…).
-- `on_claim_offer(question, link) -> bool` (optional): the floor holder's clock ran out
-  (PROTOCOL.md §10). True: sign our claim vote now (a driver without the method does, so bots
-  claim at once). False: the driver asks the person (`question.text()`), who answers with
-  `link.claim_now()` or `link.claim_wait()` (one more clock period, then the question comes
-  again); with no answer within one more clock period the link claims by itself.
-- `on_claim_closed(text, link)` (optional): the question is gone (the late seat answered, or
-  nobody answered and the link claimed); `text` says why.
-- `on_claim_votes(question, link)` (optional): the votes of a pending claim changed (a seat's
+- `on_claim_offer(question, link) -> bool`: the floor holder's clock ran out (PROTOCOL.md
+  §10). True: sign our claim vote now (`BaseDriver` does, so bots claim at once). False: the
+  driver asks the person (`question.text()`), who answers with `link.claim_now()` or
+  `link.claim_wait()` (one more clock period, then the question comes again); with no answer
+  within one more clock period the link claims by itself.
+- `on_claim_closed(text, link)`: the question is gone (the late seat answered, or nobody
+  answered and the link claimed); `text` says why (`BaseDriver`: a notice).
+- `on_claim_votes(question, link)`: the votes of a pending claim changed (a seat's
   vote came: `question.came`; or we signed ours: `came` empty). While the person is asked,
   `question.claims_in` is the time left before the link claims by itself: the front end
-  updates its question in place; else it is None. A driver without the method gets a notice.
+  updates its question in place; else it is None. `BaseDriver` gives a notice when a vote came.
+
+**Every hook is part of `Driver`**, and every driver derives from `BaseDriver`, whose hooks do
+nothing (or the default just said), so a driver writes only the hooks it cares about and the
+peer calls each hook directly: strict mypy checks every call at this seam.
+
+**The lobby's listener.** What else follows a hosted lobby (the LAN advert) is not a driver
+but a `LobbyListener` the host is given (`HostOptions.lobby`): told the seats taken as the
+lobby changes, and that the table is full before the genesis is written.
 
 **Input.** `fds()` lists file descriptors the loop should poll for the driver (the terminal's
 stdin for the plain mode); when one is readable the loop calls `on_fd(fd, link)`, which reads it
@@ -58,14 +68,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from zoo_p2p.protocol.events import Event
     from zoo_p2p.protocol.session import Session
     from zoo_p2p.rules import Move
 
 __all__ = [
+    "BaseDriver",
     "ClaimQuestion",
+    "DirectLinks",
     "Driver",
     "GameLink",
+    "LobbyListener",
     "LobbyRow",
     "NullDriver",
     "Outcome",
@@ -164,6 +179,28 @@ class ClaimQuestion:
         return q
 
 
+class DirectLinks(Protocol):
+    """What a front end reads of a peer's direct links (`zoo_p2p.net.mesh.Mesh`)."""
+
+    def links(self) -> dict[int, str | None]:
+        """Per seat whose card came: the address of its direct link when it is up, else None."""
+        ...
+
+    def hears(self, seat: int, author: int) -> bool:
+        """True when `seat`'s heads (heard on its direct link) said lately that it hears
+        `author` directly."""
+        ...
+
+    def name(self, seat: int) -> str:
+        """How people read a seat: `seat 2 (Blue)`."""
+        ...
+
+    @property
+    def over_tor(self) -> bool:
+        """True when every link goes through Tor (TRANSPORT.md §10.9)."""
+        ...
+
+
 class GameLink(Protocol):
     """What a driver may use of the peer that calls it (the host or a joiner)."""
 
@@ -188,6 +225,20 @@ class GameLink(Protocol):
 
     def leave(self, reason: str) -> None:
         """Stop the run now, unfinished, saying why."""
+        ...
+
+    def resign_and_leave(self, reason: str) -> None:
+        """A person leaves for good (`q`, confirmed): resign our seat if the game is being
+        played (our stand-in plays on, PROTOCOL.md §10), then leave."""
+        ...
+
+    @property
+    def mesh(self) -> DirectLinks | None:
+        """Our direct links to the other seats (TRANSPORT.md §10), when this peer has them."""
+        ...
+
+    def mesh_log_path(self) -> Path | None:
+        """Where our log file is (None until the game has one)."""
         ...
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> None:
@@ -242,16 +293,46 @@ class Driver(Protocol):
         """A sentence from the transport."""
         ...
 
+    def on_seats(self, seats: list[SeatPresence], link: GameLink) -> None:
+        """Every seat's presence changed (or a lost seat's count of seconds grew)."""
+        ...
 
-class NullDriver:
-    """A driver that sees nothing and plays nothing (observers, tests)."""
+    def on_claim_offer(self, question: ClaimQuestion, link: GameLink) -> bool:
+        """The floor holder's clock ran out: True to sign our claim vote now, False to ask."""
+        ...
+
+    def on_claim_closed(self, text: str, link: GameLink) -> None:
+        """The claim question is gone; `text` says why."""
+        ...
+
+    def on_claim_votes(self, question: ClaimQuestion, link: GameLink) -> None:
+        """The votes of a pending claim changed."""
+        ...
+
+
+class LobbyListener(Protocol):
+    """Told of a hosted table's lobby besides the driver (`HostOptions.lobby`): the LAN advert
+    (`zoo_p2p.cli.lan.LanAdvert`) keeps its seat count current and goes once the table is full."""
+
+    def lobby_changed(self, taken: int, need: int) -> None:
+        """`taken` of the `need` seats are taken now."""
+        ...
+
+    def game_started(self) -> None:
+        """The table is full and the host writes the genesis: nobody else can join."""
+        ...
+
+
+class BaseDriver:
+    """Every `Driver` hook, doing nothing (or the documented default): the class every driver
+    derives from, so one that lacks a hook still works and mypy sees the whole interface."""
 
     def fds(self) -> list[int]:
         """No extra file descriptors."""
         return []
 
     def on_fd(self, fd: int, link: GameLink) -> bool:
-        """Never called."""
+        """Never called (no fds): stop polling."""
         return False
 
     def on_lobby(self, seats: list[LobbyRow], need: int) -> None:
@@ -268,6 +349,32 @@ class NullDriver:
 
     def on_presence(self, up: list[bool], link: GameLink) -> None:
         """Ignore presence."""
+
+    def on_notice(self, text: str) -> None:
+        """Ignore notices."""
+
+    def on_seats(self, seats: list[SeatPresence], link: GameLink) -> None:
+        """Ignore seat presence."""
+
+    def on_claim_offer(self, question: ClaimQuestion, link: GameLink) -> bool:
+        """Claim at once (bots and tests): True."""
+        return True
+
+    def on_claim_closed(self, text: str, link: GameLink) -> None:
+        """Say why the question went, as a notice."""
+        self.on_notice(text)
+
+    def on_claim_votes(self, question: ClaimQuestion, link: GameLink) -> None:
+        """When a seat's vote came: a notice of who voted and whose votes the claim lacks."""
+        if question.came and question.missing:
+            self.on_notice(
+                f"{', '.join(question.came)} voted to claim the game from {question.who}; the "
+                f"claim still lacks the votes of {', '.join(question.missing)}"
+            )
+
+
+class NullDriver(BaseDriver):
+    """A driver that sees nothing and plays nothing (observers, tests); notices are logged."""
 
     def on_notice(self, text: str) -> None:
         """Log notices."""

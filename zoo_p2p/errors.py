@@ -38,6 +38,18 @@ class LogError(ZooError):
         self.index = index
 
 
+class FileError(LogError):
+    """A file of ours (a log, its lock, sidecar or proofs, an export, a key) that cannot be
+    opened, read or written: one sentence naming the path and the reason, never an OSError.
+    `code` is the errno behind it (None when the file was refused for what it is)."""
+
+    def __init__(self, verb: str, path: object, why: str, *, code: int | None = None) -> None:
+        super().__init__(f"cannot {verb} {path}: {why}")
+        self.path = str(path)
+        self.why = why
+        self.code = code
+
+
 class CheatError(RemoteProtocolError):
     """A peer signed something provably wrong (bad reveal, fork, non-permutation): the game stops.
 
@@ -61,4 +73,27 @@ class IdentityError(ZooError):
 
 
 class UsageError(ZooError, ValueError):
-    """A command was asked for something it cannot do (a bad option value): exit code 2."""
+    """A command was asked for something it cannot do (a bad option value): exit code 2.
+    `param` names the option or argument at fault as the usage line says it (``'--at'``)."""
+
+    def __init__(self, reason: str, *, param: str | None = None) -> None:
+        super().__init__(reason)
+        self.param = param
+
+
+class StatementCheatError(CheatError):
+    """A seat's signed resignation statement is provably wrong (PROTOCOL.md §10.4): its seed
+    misses its commitments, or its stand-in field is not the derived key. `seat` is the
+    statement's signer, whoever appended the entry that carries it; `statement` its bytes."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        statement: bytes,
+        entry: bytes | None = None,
+        seat: int | None = None,
+        evidence: tuple[bytes, ...] = (),
+    ) -> None:
+        super().__init__(reason, entry=entry, seat=seat, evidence=evidence)
+        self.statement = statement

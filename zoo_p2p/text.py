@@ -11,8 +11,12 @@ from __future__ import annotations
 import unicodedata
 
 __all__ = [
+    "LEGEND",
+    "LEGEND_LINES",
     "ZOO_WORDS",
+    "hid_mutant",
     "lobby_waiting",
+    "mutant_killed",
     "mutant_words",
     "seat_word",
     "shown",
@@ -80,6 +84,68 @@ def must_prove(name: str, fingerprint: str) -> str:
     return f"joining {shown(name, 32)} — the host must prove fingerprint {shown(fingerprint, 40)}"
 
 
+def on_leave_notice(play_on: bool) -> str:
+    """What a seat of a 3–4 seat game is told before it signs anything: the genesis' table rule
+    (PROTOCOL.md §10.7.1).
+
+    >>> on_leave_notice(False)
+    'table rule: if a seat stops answering, the game ends (it loses)'
+    """
+    if play_on:
+        return (
+            "table rule: if a seat stops answering, the others re-deal what nobody has seen and "
+            "play on"
+        )
+    return "table rule: if a seat stops answering, the game ends (it loses)"
+
+
+def out_note(at: int) -> str:
+    """How a seat put out by a claim that played on is marked wherever seats are listed
+    (PROTOCOL.md §10.7).
+
+    >>> out_note(37)
+    'out at entry 37, a stand-in plays on'
+    """
+    return f"out at entry {at}, a stand-in plays on"
+
+
+def resigned_note(at: int) -> str:
+    """How a seat that resigned at 3–4 seats is marked wherever seats are listed: its stand-in
+    plays on (PROTOCOL.md §10.4), as for a seat put out by a claim (`out_note`).
+
+    >>> resigned_note(52)
+    'resigned at entry 52, a stand-in plays on'
+    """
+    return f"resigned at entry {at}, a stand-in plays on"
+
+
+def replaced_notice(at: int) -> str:
+    """What a seat that comes back is told when a claim that played on put it out (PROTOCOL.md
+    §10.7): once, in one line.
+
+    >>> replaced_notice(48).split(":")[0]
+    'you were replaced at entry 48'
+    """
+    return (
+        f"you were replaced at entry {at}: the others claimed your seat and a stand-in plays it "
+        "on (you keep your points, you cannot win); you can watch, not play"
+    )
+
+
+def on_leave_line(rule: str) -> str:
+    """How `zoo verify` and `zoo replay` say a game's table rule (PROTOCOL.md §10.7.1).
+
+    >>> on_leave_line("end")
+    'on leave: end (a claim against a seat that stops answering ends the game)'
+    """
+    if rule == "play-on":
+        return (
+            "on leave: play-on (a seat that stops answering is replaced by a stand-in; the others "
+            "re-deal and play on)"
+        )
+    return "on leave: end (a claim against a seat that stops answering ends the game)"
+
+
 HINTS_ALLOWED_LINE = "hints: allowed (every seat agreed in the genesis)"
 """How `zoo verify` and `zoo replay` say that a game's genesis allowed hints."""
 
@@ -145,3 +211,39 @@ def mutant_words(value: int, is_mutant: bool, lost: str = "the character") -> st
     if not is_mutant:
         return f"the {shown(value, 8)} was not a mutant"
     return f"the {shown(value, 8)} was a MUTANT: {lost} is lost"
+
+
+LEGEND_LINES = (
+    ("3 ?", "a 3 (3 zombies) over a hidden card"),
+    ("Y5 2", "Yellow's 5 (a character) standing on a 2"),
+    ("M4", "a mutant character: it was a 4, belongs to nobody, and scores 4 for whoever takes it"),
+    ("2*", "a 2 that hides the mutant (only in the hidden deal: replay, end screen, HTML)"),
+    ("·", "an empty square"),
+)
+"""The one notation of a square, and what each code means: the board, the line mode, the replay,
+the end screen, the HTML page and the text record all write cards this way. `M` is always
+followed by the mutant character's own value (3-6, what it scores when taken), never by the Zoo
+card that turned it; a Zoo card that hid the mutant is its value and `*`."""
+
+LEGEND = "; ".join(f"{code} = {words}" for code, words in LEGEND_LINES)
+"""The legend on one line (line mode, exports)."""
+
+
+def hid_mutant(value: int) -> str:
+    """The code of a Zoo card of ``value`` that hid the mutant, in every view of the deal.
+
+    >>> hid_mutant(2)
+    '2*'
+    """
+    return f"{shown(value, 8)}*"
+
+
+def mutant_killed(value: int) -> str:
+    """What taking a mutant character is called, with what it scores (its own value), in every
+    front end.
+
+    >>> mutant_killed(5)
+    'the mutant (it was a 5: +5)'
+    """
+    v = shown(value, 8)
+    return f"the mutant (it was a {v}: +{v})"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from zoo_p2p.bots.arena import (
@@ -16,7 +15,7 @@ from zoo_p2p.bots.arena import (
     play_game,
     wilson_interval,
 )
-from zoo_p2p.cli.arena import arena_command
+from zoo_p2p.cli.app import app
 from zoo_p2p.rules import Variant
 
 
@@ -91,10 +90,8 @@ def test_play_game_is_reproducible() -> None:
 
 
 def test_cli_json() -> None:
-    app = typer.Typer()
-    app.command()(arena_command)
     result = CliRunner().invoke(
-        app, ["--games", "4", "--levels", "greedy,random", "--seed", "5", "--json"]
+        app, ["arena", "--games", "4", "--levels", "greedy,random", "--seed", "5", "--json"]
     )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -105,10 +102,8 @@ def test_cli_json() -> None:
 
 
 def test_cli_table_and_bad_level() -> None:
-    app = typer.Typer()
-    app.command()(arena_command)
-    ok = CliRunner().invoke(app, ["--games", "3", "--levels", "greedy", "--players", "3"])
+    ok = CliRunner().invoke(app, ["arena", "--games", "3", "--levels", "greedy", "--players", "3"])
     assert ok.exit_code == 0, ok.output
     assert "greedy" in ok.stdout and "Wilson" in ok.stdout
-    bad = CliRunner().invoke(app, ["--games", "1", "--levels", "hard,wizard"])
-    assert bad.exit_code == 1
+    bad = CliRunner().invoke(app, ["arena", "--games", "1", "--levels", "hard,wizard"])
+    assert bad.exit_code == 2  # a wrong value: a usage error (docs/CLI.md)

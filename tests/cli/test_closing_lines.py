@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from zoo_p2p.cli.runners import finish
-from zoo_p2p.driver import Outcome
+from zoo_p2p.driver import NullDriver, Outcome
 from zoo_p2p.protocol.liveness_samples import _game
 from zoo_p2p.protocol.simulate import broadcast
 from zoo_p2p.storage import write_log
@@ -26,7 +26,9 @@ def test_the_log_path_and_the_resume_command_stay_on_one_line(tmp_path: Path) ->
     path.parent.mkdir()
     write_log(path, s.entries)
     buf = io.StringIO()
-    link: Any = SimpleNamespace(session=s, sink=None, mesh=None)
+    link: Any = SimpleNamespace(
+        session=s, sink=None, mesh=None, driver=NullDriver(), resigned_self=False
+    )
     code = finish(link, Outcome(False, "interrupted", len(s)), path, Console(file=buf, width=60))
     lines = buf.getvalue().splitlines()
     assert code == 130
@@ -45,7 +47,7 @@ def test_the_closing_lines_start_below_a_waiting_prompt(tmp_path: Path) -> None:
     driver = PlainDriver(console, stdin_fd=0)
     driver.con.print("Your move " + PROMPT_HINT, end="")
     driver.at_prompt = True
-    link: Any = SimpleNamespace(session=s, sink=None, mesh=None, driver=driver)
+    link: Any = SimpleNamespace(session=s, sink=None, mesh=None, driver=driver, resigned_self=False)
     finish(
         link,
         Outcome(False, "the host left (it said: interrupted)", len(s)),
@@ -70,6 +72,8 @@ def test_an_ending_a_notice_just_printed_is_not_printed_again(tmp_path: Path) ->
         console = Console(file=buf, width=300)
         driver = ConsoleDriver(console if told else None)
         driver.on_notice(ending)
-        link: Any = SimpleNamespace(session=s, sink=None, mesh=None, driver=driver)
+        link: Any = SimpleNamespace(
+            session=s, sink=None, mesh=None, driver=driver, resigned_self=False
+        )
         finish(link, Outcome(True, "game over", len(s)), tmp_path / "x", console)
         assert buf.getvalue().count(ending) == 1, buf.getvalue()

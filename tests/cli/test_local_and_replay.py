@@ -84,7 +84,7 @@ def test_replay_at_shows_the_board_after_that_move(log3: Path) -> None:
     assert r.exit_code == 0, r.output
     assert "move 12 of" in r.output and "│ 5 │" in r.output
     r = runner.invoke(app, ["replay", str(log3), "--at", "100000"])
-    assert r.exit_code == 1 and "the log has moves 0 (the start) to" in r.output
+    assert r.exit_code == 2 and "the log has moves 0 (the start) to" in r.output
 
 
 def test_replay_interactive_navigation(log3: Path) -> None:
@@ -110,4 +110,4 @@ def test_replay_of_garbage_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.zoolog"
     bad.write_bytes(b"\xc1not a log at all")
     r = runner.invoke(app, ["replay", str(bad)])
-    assert r.exit_code == 1 and "cannot replay" in r.output
+    assert r.exit_code == 5 and "cannot replay" in r.output  # rejected, as by `zoo verify`

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from zoo_p2p.cli.app import app
 from zoo_p2p.cli.runners import finish
-from zoo_p2p.driver import Outcome
+from zoo_p2p.driver import NullDriver, Outcome
 from zoo_p2p.protocol.audit import audit
 from zoo_p2p.protocol.liveness_samples import _game, never_started_game
 from zoo_p2p.protocol.session import Session
@@ -101,7 +101,9 @@ def test_export_says_the_game_never_started(claimed: tuple[Path, Session], tmp_p
 
 def _finish(s: Session, outcome: Outcome, path: Path) -> str:
     buf = io.StringIO()
-    link: Any = SimpleNamespace(session=s, sink=None, mesh=None)
+    link: Any = SimpleNamespace(
+        session=s, sink=None, mesh=None, driver=NullDriver(), resigned_self=False
+    )
     finish(link, outcome, path, Console(file=buf, width=300, highlight=False))
     return buf.getvalue()
 
@@ -134,7 +136,7 @@ def test_the_full_screen_replay_of_a_game_that_never_started(
     'the log holds no move yet')."""
     import asyncio
 
-    from zoo_p2p.tui.app import ZooApp
+    from zoo_p2p.tui.app import ReplayApp
     from zoo_p2p.tui.capture import screen_text
     from zoo_p2p.tui.facts import UTF8
     from zoo_p2p.tui.replay import ReplayScreen, load
@@ -144,7 +146,7 @@ def test_the_full_screen_replay_of_a_game_that_never_started(
     assert data.frames == []
 
     async def go() -> tuple[str, str]:
-        app = ZooApp(replay=data, glyphs=UTF8)
+        app = ReplayApp(data, glyphs=UTF8)
         async with app.run_test(size=(160, 40)) as pilot:
             await pilot.pause()
             assert isinstance(app.screen, ReplayScreen)

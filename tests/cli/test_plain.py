@@ -37,8 +37,14 @@ class FakeSession:
     state: State
     seat: int = 0
     floor: None = None
+    ending: object | None = None  # the game ended without a final position (claimed, resigned)
     seats: list[SeatInfo] = field(default_factory=list)
     genesis: FakeGenesis = field(default_factory=FakeGenesis)
+    out: dict[int, int] = field(default_factory=dict)  # no seat was claimed out (§10.7)
+    resigned: dict[int, int] = field(default_factory=dict)  # no seat resigned (§10.4)
+
+    def played_on_in(self, events: list[object]) -> list[object]:
+        return []
 
 
 @dataclass
@@ -55,6 +61,9 @@ class FakeLink:
 
     def leave(self, reason: str) -> None:
         self.stopped = reason
+
+    def resign_and_leave(self, reason: str) -> None:
+        self.stopped = reason  # no game being played here: nothing to resign
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> None:
         fn()
@@ -288,7 +297,7 @@ def test_after_a_resignation_ended_the_game_a_link_going_away_is_not_news() -> N
     d.on_seats(lost, link)  # type: ignore[arg-type]
     assert "lost the connection" in out.getvalue()  # while the game runs, it is news
     d2, link2, out2 = _driver()
-    link2.session.ending = object()  # type: ignore[attr-defined]  # resigned: the game is over
+    link2.session.ending = object()  # resigned: the game is over
     d2.on_seats(lost, link2)  # type: ignore[arg-type]
     assert "lost the connection" not in out2.getvalue()
 

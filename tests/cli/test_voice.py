@@ -19,7 +19,8 @@ from tests.net.harness import ZOO
 from zoo_p2p import __version__
 from zoo_p2p.cli import spawn
 from zoo_p2p.cli.app import app
-from zoo_p2p.cli.output import ascii_lookalike, fail, utf8_locale
+from zoo_p2p.cli.exits import fail
+from zoo_p2p.cli.output import ascii_lookalike, utf8_locale
 
 runner = CliRunner()
 
@@ -46,9 +47,9 @@ def test_zoo_help_lists_every_command_whole_at_80_columns() -> None:
     to the width left): every one now says itself whole."""
     r = runner.invoke(app, ["--help"], env={"COLUMNS": "80"}, terminal_width=80)
     assert r.exit_code == 0, r.output
-    listed = r.output.split("Commands:")[1].splitlines()[1:]
+    listed = r.output.split("Commands:")[1].split("\n\n")[0].splitlines()[1:]  # the epilog follows
     names = [line.split()[0] for line in listed if line.strip()]
-    assert names == ["play", "verify", "replay", "host", "join", "bot", "resume", "arena"]
+    assert names == ["play", "verify", "replay", "host", "join", "bot", "resume", "watch", "arena"]
     assert not any("..." in line or len(line) > 80 for line in listed), r.output
 
 
@@ -114,6 +115,13 @@ def test_headless_bot_game_prints_the_scores(tmp_path: Path) -> None:
     assert p.returncode == 0, out + p.stderr.decode()
     assert "scores: host (" in out and ("(wins)" in out or "(shared win)" in out)
     assert "audit: OK" in out
+    # the bots' keys and logs are kept as documented, in `game.zoolog.bots/` beside the log
+    # (issue 20: with no --log they went to a `bots-XXXX/` folder no page names)
+    logs = tmp_path / "home" / "data" / "logs"
+    (log,) = logs.glob("*.zoolog")
+    assert f"log saved: {log}" in " ".join(out.split())
+    assert sorted(p.name for p in logs.iterdir() if p.is_dir()) == [f"{log.name}.bots"]
+    assert (logs / f"{log.name}.bots" / "bot1.key").is_file()
 
 
 def test_ctrl_c_exits_130(tmp_path: Path) -> None:
@@ -175,7 +183,7 @@ def test_a_bad_invite_is_a_usage_error_before_the_full_screen_opens(
 ) -> None:
     """On a terminal `zoo join 'zoo://…'` with a broken invite opened the app, showed the error
     and waited for q (exit 1); the line mode said it as a usage error (exit 2). Both: exit 2."""
-    from zoo_p2p.cli import netcmds
+    from zoo_p2p.cli import screen
 
     opened: list[str] = []
 
@@ -183,8 +191,8 @@ def test_a_bad_invite_is_a_usage_error_before_the_full_screen_opens(
         opened.append(name)
         return lambda *a, **k: 0
 
-    monkeypatch.setattr(netcmds, "use_plain", lambda plain: False)  # as on a terminal
-    monkeypatch.setattr(netcmds, "tui_entry", app_would_open)
+    monkeypatch.setattr(screen, "use_plain", lambda plain: False)  # as on a terminal
+    monkeypatch.setattr(screen, "tui_entry", app_would_open)
     monkeypatch.setenv("ZOO_HOME", str(tmp_path))
     r = runner.invoke(app, ["join", "zoo://127.0.0.1:1/abc/XXXX"])
     assert r.exit_code == 2, r.output

@@ -29,12 +29,34 @@ def test_export_both_then_view_the_text_record(tmp_path: Path) -> None:
     assert f"wrote {html}" in r.output and f"wrote {text}" in r.output
     assert html.read_text().startswith("<!doctype html>")
     record = from_text(text.read_bytes())
-    r = runner.invoke(app, ["replay", str(text)])
+    r = runner.invoke(app, ["replay", str(text), "--dump"])
     assert r.exit_code == 0, r.output
     assert f"{len(record.moves)}. " in r.output
     assert "Final score" in r.output
-    r = runner.invoke(app, ["replay", str(text), "--at", "999"])
-    assert r.exit_code == 1 and "--at 999: the record has moves 0 to" in r.output
+    r = runner.invoke(app, ["replay", str(text), "--at", "999"])  # a wrong value: exit 2
+    assert r.exit_code == 2 and "'--at': 999: the record has moves 0 to" in r.output, r.output
+
+
+def test_a_text_record_steps_through_like_a_log(tmp_path: Path) -> None:
+    """`zoo replay game.txt` printed the whole game at once: it steps now, as a log does (the
+    start, then one move per Enter, a move number jumps, `e` the end with the scores, q)."""
+    text = tmp_path / "g.txt"
+    assert runner.invoke(app, ["replay", str(LOG), "--text", str(text)]).exit_code == 0
+    record = from_text(text.read_bytes())
+    total = len(record.moves)
+    r = runner.invoke(app, ["replay", str(text)], input="\n\n5\nb\ne\nq\n")
+    assert r.exit_code == 0, r.output
+    shown = [line for line in r.output.splitlines() if line.startswith(("the start", "move "))]
+    assert shown == [
+        f"the start (before move 1 of {total})",
+        f"move 1 of {total}",
+        f"move 2 of {total}",
+        f"move 5 of {total}",
+        f"move 4 of {total}",
+        f"move {total} of {total}",
+    ]
+    assert r.output.count("replay> ") == 6 and r.output.count("Final score") == 1
+    assert "  3. " not in r.output  # only the moves stepped to, never the whole list
 
 
 def test_export_never_overwrites_the_log(tmp_path: Path) -> None:

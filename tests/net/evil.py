@@ -13,6 +13,8 @@
   joiner, the other joiner's say it hears the last seat, and then `HOLD_BACK` more has passed,
   so the last seat had heard the host's publisher for longer than `HOLD_BACK` when the entry
   reaches it (what it takes to name an author who did not send its own entry).
+- `hide`: the host admits spectators but sends them no card, and once its log holds
+  `HIDE_AFTER` entries nothing at all (no entry, no ping): it hides the game from them.
 - `badreveal`: a joiner signs a reveal whose first link does not match its commitment and sends
   it to everyone, directly and through the host.
 - `illegal`: a joiner signs an illegal move (a step from a square it does not hold) instead of
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from zoo_p2p import storage
-from zoo_p2p.cli import runners
+from zoo_p2p.cli import hosting, runners
 from zoo_p2p.cli.botdriver import BotDriver
 from zoo_p2p.errors import IllegalMoveError
 from zoo_p2p.net import mesh as meshmod
@@ -61,8 +63,11 @@ def _entries_in(data: bytes) -> list[bytes]:
     return []
 
 
+HIDE_AFTER = 20  # `hide`: the entries a spectator gets before the host goes silent to it
+
+
 class EvilHost(Host):
-    """A host that lies to its last seat."""
+    """A host that lies to its last seat (or hides the game from its spectators)."""
 
     mode = "equivocate"
 
@@ -116,7 +121,16 @@ class EvilHost(Host):
         """Our publisher reaches every seat at once: what we lie about goes by the host link."""
         return b"" if self._lied_about(data) else data
 
+    def _hides(self, rid: bytes, data: bytes) -> bool:
+        """`hide`: what we keep from a spectator (its cards always; all once we hold enough)."""
+        if self.mode != "hide" or not self.spectators.owns(rid):
+            return False
+        s = self.session
+        return wire.unpack(data)["t"] == "mesh" or (s is not None and len(s) >= HIDE_AFTER)
+
     def _send(self, rid: bytes, data: bytes) -> bool:
+        if self._hides(rid, data):
+            return True
         conn = self.conns.get(rid)
         data = self.evil(conn.seat if conn is not None else None, data)
         if not data:
@@ -127,7 +141,7 @@ class EvilHost(Host):
         super()._start_mesh()
         if self.mesh is not None:
             self.mesh.outgoing = self.evil_publish  # type: ignore[method-assign]
-            self.mesh.relay_needed = lambda seat, entries: True  # type: ignore[method-assign]
+            self.mesh.relay_needed = lambda seat, entries, now=None: True  # type: ignore[method-assign]
 
     def play(self, move: Any) -> None:
         s = self.session
@@ -205,9 +219,9 @@ def main(argv: list[str]) -> int:
         host = EvilHost(
             key=key,
             driver=driver,
-            make_session=runners.session_factory(key),
+            make_session=hosting.session_factory(key),
             open_log=runners.GameFiles(a.log, storage.NetSidecar(role="host")).open_new,
-            make_genesis=runners.genesis_factory(key, Variant.STANDARD, None),
+            make_genesis=hosting.genesis_factory(key, Variant.STANDARD, None),
             fingerprint=fingerprint,
             options=HostOptions(players=a.players, give_up=10.0),
         )
@@ -221,7 +235,7 @@ def main(argv: list[str]) -> int:
             Invite.parse(a.invite),
             key=key,
             driver=driver,
-            make_session=runners.session_factory(key),
+            make_session=hosting.session_factory(key),
             open_log=runners.GameFiles(a.log, storage.NetSidecar(role="join")).open_new,
             fingerprint=fingerprint,
             options=JoinOptions(name="mallory", give_up=10.0),

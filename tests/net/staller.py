@@ -13,6 +13,7 @@ its second move, resigns as soon as seat 2 holds a move floor: seat 2 appends th
 entry), `wait-resign` (from its third move on, waits until a
 resignation is in the log).
 `host --genesis-hints`: a host whose welcome says nothing of hints but whose genesis allows them.
+`host --on-leave play-on`: the genesis' table rule (PROTOCOL.md §10.7; default `end` here).
 `host --drop votes`
 (or `resign`, or `votes,resign`): a host that drops every claim vote (every resignation
 statement) it receives, from its joiners or from its direct links, and so never relays one
@@ -40,6 +41,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from zoo_p2p.bots import make_bot
+from zoo_p2p.driver import BaseDriver
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions, LobbySeat
 from zoo_p2p.protocol.crypto import fingerprint
@@ -61,7 +63,8 @@ class CountingSession(Session):
 
     def take_outgoing(self) -> list[bytes]:
         f = self.floor
-        if self.lazy and f is not None and f.seat in self._resignations and len(self.seats) > 2:
+        pending = self._standing._statements  # statements not yet in the log
+        if self.lazy and f is not None and f.seat in pending and len(self.seats) > 2:
             return []  # the resigner holds the floor: its stand-in's `resign` entry, left too
         self._outgoing = True
         try:
@@ -77,7 +80,7 @@ class CountingSession(Session):
         return super().stand_in_entry()
 
 
-class Driver:
+class Driver(BaseDriver):
     """Plays with the greedy bot unless told to stall; prints notices."""
 
     def __init__(self, mode: str) -> None:
@@ -201,11 +204,13 @@ class DroppingHost(Host):
             return
         super()._on_vote(seat, data)
 
-    def _on_resign(self, seat: int | None, data: bytes, key: bytes = b"") -> None:
+    def _on_resign(
+        self, seat: int | None, data: bytes, key: bytes = b"", by: int | None = None
+    ) -> None:
         if "resign" in self.drops:
             print("dropped a resignation", flush=True)
             return
-        super()._on_resign(seat, data, key)
+        super()._on_resign(seat, data, key, by)
 
 
 def main(argv: list[str]) -> int:
@@ -224,6 +229,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--genesis-hints", action="store_true")
     ap.add_argument("--drop", default="", help="host: votes, resign or votes,resign")
     ap.add_argument("--no-stand-in", action="store_true", help="host: append no stand-in entry")
+    ap.add_argument("--on-leave", default="end", help="host: the table rule (PROTOCOL.md §10.7)")
     a = ap.parse_args(argv)
     if os.environ.get("STALLER_DEBUG"):
         import logging
@@ -254,7 +260,14 @@ def main(argv: list[str]) -> int:
         def make_genesis(lobby: list[LobbySeat]) -> bytes:
             seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
             return Session.create_genesis(
-                key, seats, Variant.STANDARD, 0, os.urandom(32), clocks, hints=a.genesis_hints
+                key,
+                seats,
+                Variant.STANDARD,
+                0,
+                os.urandom(32),
+                clocks,
+                hints=a.genesis_hints,
+                on_leave=a.on_leave,
             )
 
         DroppingHost.drops = frozenset(x for x in a.drop.split(",") if x)

@@ -33,3 +33,5 @@ def test_a_bot_with_a_kept_key_offers_the_resume(procs: Procs) -> None:
     text = _bot_after_the_host_stops(procs, "--identity", str(key))
     assert "to continue this game: zoo resume" in text, text
     assert "cannot be resumed" not in text
+    # a bot goes on as a bot of its level, with its key (not the person's default one)
+    assert f"zoo resume --level greedy --identity {key} " in text, text

@@ -3,8 +3,8 @@ holder's clock runs out, the link offers the claim to its driver; the plain line
 "claim now (c), or wait (w)?", with a bound of one more clock period. Bots, pipes and --quiet
 claim at once.
 
-No network: the link is `Liveness` over real protocol sessions of a 3-seat game (we are seat 1,
-seat 3 (Red) owes its move); the loop's clock is passed in, so nothing sleeps."""
+No network: the link is the `Liveness` component over real protocol sessions of a 3-seat game
+(we are seat 1, seat 3 (Red) owes its move); the loop's clock is passed in, so nothing sleeps."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from tests.net.livepeer import LivePeer
 from zoo_p2p.cli.plain import CLAIM_PROMPT, PlainDriver
-from zoo_p2p.driver import ClaimQuestion
-from zoo_p2p.net.liveness import Liveness
+from zoo_p2p.driver import BaseDriver, ClaimQuestion
 from zoo_p2p.protocol.encoding import Kind
 from zoo_p2p.protocol.liveness_samples import _game, play_until
 from zoo_p2p.protocol.simulate import LocalGame, random_mover, step
@@ -30,31 +30,16 @@ QUESTION = (
 )
 
 
-class _Link(Liveness):
-    """The liveness part of a peer, without sockets: what it would send is kept."""
+class _Link(LivePeer):
+    """The liveness component with a peer without sockets: what it would send is kept."""
 
     def __init__(self, game: LocalGame, driver: Any) -> None:
+        super().__init__(game.sessions[0], driver)
         self.game = game
-        self.session = game.sessions[0]
-        self.driver = driver
-        self.dropped = 0
-        self.stopped = None
-        self._turn_at = None
-        self.sent: list[bytes] = []
-        self._init_liveness()
-
-    def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
-        self.sent.append(data)
-
-    def _advance(self, before: int, events: list[Any] | None = None) -> None:
-        pass
-
-    @property
-    def my_turn(self) -> bool:
-        return False
+        self.seats_state: list[Any] = []
 
 
-class _Bot:
+class _Bot(BaseDriver):
     """A driver without `on_claim_offer` (bots): it claims at once."""
 
     def __init__(self) -> None:
@@ -238,16 +223,16 @@ def test_a_vote_while_the_person_is_asked_is_one_line_and_the_prompt_comes_back(
 
 
 def test_the_waiting_for_line_counts_the_pending_claim_votes() -> None:
-    from zoo_p2p.net.peer import Link
+    from zoo_p2p.net.core.peer import PeerCore
 
     bot = _Bot()
     link = _Link(_stalled(4)[0], bot)
-    link.seats_state = []  # what Link.awaited reads of the seats' presence: nobody lost
+    link.seats_state = []  # what PeerCore.awaited reads of the seats' presence: nobody lost
     teams = [link.session.seats[i].team.label for i in range(4)]
     link._liveness_tick(1000.0)
-    assert Link.awaited(link) == [(2, "a move")]  # no vote yet: nothing about a claim
+    assert PeerCore.awaited(link) == [(2, "a move")]  # no vote yet: nothing about a claim
     link._liveness_tick(1000.0 + MOVE_TIME)  # a bot: it votes at once
-    assert Link.awaited(link) == [
+    assert PeerCore.awaited(link) == [
         (
             2,
             f"a move (claim votes 1 of 3: you; still needed: seat 2 ({teams[1]}), seat 4 "
@@ -255,10 +240,23 @@ def test_the_waiting_for_line_counts_the_pending_claim_votes() -> None:
         )
     ]
     assert link.session.add_vote(link.game.sessions[1].vote_claim())
-    assert Link.awaited(link) == [
+    assert PeerCore.awaited(link) == [
         (
             2,
             f"a move (claim votes 2 of 3: you, seat 2 ({teams[1]}); still needed: seat 4 "
             f"({teams[3]}))",
         )
     ]
+
+
+def test_a_driver_with_none_of_the_claim_or_seat_hooks_gets_the_base_drivers() -> None:
+    # a driver that writes only on_notice: the peer calls every hook directly (no getattr), and
+    # BaseDriver's claim at once and say why a question went
+    bot = _Bot()
+    assert "on_claim_offer" not in vars(_Bot) and "on_claim_closed" not in vars(_Bot)
+    link = _Link(_stalled()[0], bot)
+    link._liveness_tick(1000.0)
+    link._liveness_tick(1000.0 + MOVE_TIME)
+    assert link.session.voted and link.sent  # offered: the base driver claims at once
+    link.live._claim_closed("the game moved on")
+    assert bot.notices[-1] == "the game moved on"  # the base on_claim_closed: a notice

@@ -197,7 +197,8 @@ def _host_here(cls: type[H], tmp: Path, *, players: int, delay: float) -> H:
     """A host of class `cls` in this process on 127.0.0.1, a greedy bot at its seat, its log
     tmp/host.zoolog."""
     from zoo_p2p.cli.botdriver import BotDriver
-    from zoo_p2p.cli.runners import GameFiles, genesis_factory, session_factory
+    from zoo_p2p.cli.hosting import genesis_factory, session_factory
+    from zoo_p2p.cli.runners import GameFiles
     from zoo_p2p.protocol.crypto import fingerprint
     from zoo_p2p.rules import Variant
     from zoo_p2p.storage import NetSidecar

@@ -10,12 +10,14 @@ import socket
 import subprocess
 from typing import Any
 
+import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tests.net.harness import Procs, audit_file, wait_for
 from zoo_p2p.driver import NullDriver
 from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.messages import decode
 from zoo_p2p.net.peer import HINTS_REFUSED, Joiner, JoinOptions
 from zoo_p2p.protocol.crypto import fingerprint, public_key_bytes
 from zoo_p2p.protocol.encoding import decode_entry
@@ -107,14 +109,14 @@ def test_the_lobby_tells_first_and_a_no_hints_joiner_leaves_before_the_genesis()
     host, me, genesis = _table(hints=True)
     j, (driver, opened) = _joiner(host, me, refuse=True)
     try:
-        j._on_msg(dict(LOBBY))
+        j._on_msg(decode(msgpack.packb(LOBBY, use_bin_type=True)))
         assert driver.notes == [HINTS_ALLOWED]
         assert j.stopped is not None and j.stopped.reason == HINTS_REFUSED and j.session is None
     finally:
         j.close()
     j, (driver, opened) = _joiner(host, me, refuse=False)
     try:
-        j._on_msg(dict(LOBBY))
+        j._on_msg(decode(msgpack.packb(LOBBY, use_bin_type=True)))
         j._on_entries(0, [genesis])
         assert driver.notes.count(HINTS_ALLOWED) == 1  # said once, in the lobby
         assert j.stopped is None and j.session is not None and opened

@@ -19,6 +19,7 @@ from tests.net.harness import Procs, audit_file, log_len, wait_for
 from zoo_p2p.driver import NullDriver
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.messages import Message, decode
 from zoo_p2p.net.peer import HINTS_DECLINED, HINTS_REFUSED, HOST_DECLINED, Joiner, JoinOptions
 from zoo_p2p.protocol.crypto import fingerprint, public_key_bytes
 from zoo_p2p.protocol.encoding import Kind, decode_entry
@@ -180,13 +181,13 @@ def _unwelcomed(
     return j, driver, sent
 
 
-def _welcome(host: Ed25519PrivateKey, *, signed: bool, says: bool) -> dict[str, Any]:
+def _welcome(host: Ed25519PrivateKey, *, signed: bool, says: bool) -> Message:
     pub = public_key_bytes(host)
     sig = host.sign(wire.welcome_signed_bytes(bytes(32), bytes(32), pub, signed))
     fields: dict[str, Any] = {"v": 1, "pub": pub, "sig": sig, "seat": None}
     if says:
         fields["hints"] = True
-    return wire.unpack(wire.pack("welcome", **fields))
+    return decode(wire.pack("welcome", **fields))
 
 
 @pytest.mark.parametrize("refuse", [True, False])
@@ -203,7 +204,9 @@ def test_the_welcome_tells_before_the_hello_and_no_hints_never_says_hello(refuse
             assert [m["t"] for m in sent] == ["leave"]
             assert sent[-1]["reason"] == HINTS_DECLINED  # the host knows why, in its own words
         else:
-            assert kinds == ["hello"] and j.stopped is None
+            assert (
+                kinds == ["links", "hello"] and j.stopped is None
+            )  # the hint (§10.10), then hello
     finally:
         j.close()
 

@@ -8,14 +8,12 @@ from typing import Any
 
 import pytest
 
-from zoo_p2p.net.liveness import Liveness
+from tests.net.livepeer import LivePeer
 
 
-class _Link(Liveness):
+class _Link(LivePeer):
     def __init__(self, session: Any) -> None:
-        self.session = session
-        self.dropped = 0
-        self._init_liveness()
+        super().__init__(session)
 
 
 @pytest.mark.parametrize("what", ["vote", "resign"])

@@ -101,7 +101,7 @@ def test_whom_we_hear_is_told_at_once_and_a_gap_is_asked_for_only_if_it_stays() 
         b.tick(now)
         assert "head" not in _kinds(sent)  # nothing changed: nothing more before 0.5 s
         # an entry from the future: the missing one is usually on its way; no `get` yet
-        ob.deliver = lambda start, entries, source: 1  # type: ignore[method-assign]
+        ob.deliver = lambda start, entries, source, by=None: 1  # type: ignore[method-assign]
         b._on_entries(0, 2, [b"x"], now)
         assert "get" not in _kinds(sent)
         b.tick(now + mesh.GAP_GRACE / 2)
@@ -173,6 +173,60 @@ def test_who_sent_an_entry_before_its_predecessor_counts_once_it_is_appended() -
         b.heard(3, 1, [commit])  # a later copy from elsewhere adds to it
         assert b._sources[1] == {0, 3}
         assert not b._early
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_seat_asked_before_it_heard_us_is_not_said_to_hold_back() -> None:
+    """A `get` published before a seat's subscription reached us is lost: if that seat says it
+    hears us only later, it is not named for holding back what it never heard asked (a joiner
+    just in named an honest seat so, on a busy machine). Asked once it hears us, it is."""
+    _, ob, a, b = _linked()
+    try:
+        now = time.monotonic()
+        b.fresh = True
+        p = b.peers[0]
+        p.head = (5, b"h" * 32)  # seat 0 advertises entries up to seq 5
+        p.up, p.up_at = (True, False), now  # and says it does not hear us (yet)
+        b._ask(0, 3, now)
+        p.up, p.up_at = (True, True), now + mesh.HOLD_BACK  # now it does
+        b.tick(now + 2 * mesh.HOLD_BACK)
+        assert not [n for n in ob.notices if "holds back" in n], ob.notices
+        b._ask(0, 4, now + 3 * mesh.HOLD_BACK)  # asked while it hears us: the get reached it
+        p.up_at = now + 4 * mesh.HOLD_BACK
+        b.tick(now + 5 * mesh.HOLD_BACK)
+        assert [n for n in ob.notices if "holds back" in n], ob.notices
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_new_subscriber_hears_our_head_at_once_not_at_the_next_periodic_head() -> None:
+    """A link's first message decides it is up (§10.1); without entries to push it was the next
+    periodic head, up to HEAD_EVERY after the handshake (a wait of whole round trips on a
+    wide-area network, bench/bench_wan.py). Our publisher (an XPUB) hears the subscription
+    arrive and the next tick sends our head and cards at once."""
+    oa, ob = _owners()
+    a = mesh.Mesh(oa, bind="127.0.0.1", advertise="127.0.0.1")
+    b = mesh.Mesh(ob, bind="127.0.0.1", advertise="127.0.0.1")
+    sent: list[bytes] = []
+    a.outgoing = lambda data: sent.append(data) or data  # type: ignore[method-assign]
+    try:
+        b.on_tunnel(0, a.card_msg)
+        a.tick(time.monotonic())  # (its first head, before anyone subscribed: lost)
+        sent.clear()
+        deadline = time.monotonic() + 5
+        while b.links()[0] is None:
+            assert time.monotonic() < deadline, "seat 1 never heard seat 0 directly"
+            now = time.monotonic()
+            a._last_heads = now + 3600  # no periodic head is due, whatever the time
+            for owner, m in ((oa, a), (ob, b)):
+                for sock, _ in owner.poller.poll(20):
+                    m.on_socket(sock)
+            a.tick(time.monotonic())
+            b.tick(time.monotonic())
+        assert "head" in _kinds(sent) and "card" in _kinds(sent)  # the greeting: head and cards
     finally:
         a.close()
         b.close()

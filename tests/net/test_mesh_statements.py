@@ -14,8 +14,10 @@ import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tests.net.livepeer import LivePeer
+from zoo_p2p.driver import BaseDriver
 from zoo_p2p.net import mesh, wire
-from zoo_p2p.net.liveness import Liveness
+from zoo_p2p.net.messages import decode_mesh
 from zoo_p2p.net.peer import raw_private, raw_public
 from zoo_p2p.protocol.liveness import Resignation, Vote
 from zoo_p2p.rules import Team
@@ -72,7 +74,7 @@ class _Session:
         return b"\0" * 32
 
 
-class _Driver:
+class _Driver(BaseDriver):
     def __init__(self) -> None:
         self.notices: list[str] = []
 
@@ -80,17 +82,14 @@ class _Driver:
         self.notices.append(text)
 
 
-class _Link(Liveness):
+class _Link(LivePeer):
     def __init__(self, session: Any) -> None:
-        self.session = session
-        self.dropped = 0
-        self.driver = _Driver()
-        self.sent: list[tuple[bytes, int | None]] = []
+        super().__init__(session, _Driver())
+        self.sent_to: list[tuple[bytes, int | None]] = []
         self.advanced = 0
-        self._init_liveness()
 
     def _liveness_out(self, data: bytes, skip_seat: int | None) -> None:
-        self.sent.append((data, skip_seat))
+        self.sent_to.append((data, skip_seat))
 
     def _advance(self, before: int, events: list[Any] | None = None) -> None:
         self.advanced += 1
@@ -106,7 +105,7 @@ def test_a_vote_is_checked_once_however_often_it_comes_and_still_relayed() -> No
     link._on_vote(2, _vote(2))  # and again on the host link (a relay, or its re-send)
     link.mesh_vote(2, _vote(2))
     assert link.session.checks == 1 and link.advanced == 1
-    assert len(link.sent) == 3  # a seat one entry behind may have dropped the first copy
+    assert len(link.sent_to) == 3  # a seat one entry behind may have dropped the first copy
     link.mesh_vote(1, _vote(2))  # seat 2's link cannot speak for seat 3
     assert link.dropped == 1 and link.session.checks == 1
 
@@ -114,7 +113,7 @@ def test_a_vote_is_checked_once_however_often_it_comes_and_still_relayed() -> No
 def test_a_vote_that_does_not_hold_is_not_relayed() -> None:
     link = _Link(_Session(valid=False))
     link.mesh_vote(2, _vote(2))
-    assert link.session.checks == 1 and link.sent == [] and link.advanced == 0
+    assert link.session.checks == 1 and link.sent_to == [] and link.advanced == 0
 
 
 def _resignation(stand_in: Ed25519PrivateKey) -> Resignation:
@@ -152,7 +151,7 @@ def test_a_resignation_that_does_not_verify_is_dropped_and_said(
     link = _Link(_Session(valid=False))
     with caplog.at_level(logging.WARNING, logger="zoo_p2p.net"):
         link.mesh_resign(1, _resignation(Ed25519PrivateKey.generate()).to_bytes())
-    assert link.dropped == 1 and link.advanced == 0 and link.sent == []
+    assert link.dropped == 1 and link.advanced == 0 and link.sent_to == []
     assert "dropped a resignation that does not verify" in caplog.text
 
 
@@ -178,11 +177,11 @@ def test_statements_from_one_peer_are_bounded_per_second() -> None:
     now = time.monotonic()
     for i in range(200):
         kind = "vote" if i % 2 else "resign"
-        m._on_msg(1, mesh.unpack(mesh.pack(kind, **{kind[0]: b"x"})), now)
+        m._on_msg(1, decode_mesh(mesh.pack(kind, **{kind[0]: b"x"})), now)
     owner: Any = m.owner
     burst = int(2 * mesh.STATEMENTS_PER_S)
     assert owner.votes + owner.resigns == burst and m.dropped == 200 - burst
-    m._on_msg(2, mesh.unpack(mesh.pack("vote", v=b"x")), now)  # another peer has its own
+    m._on_msg(2, decode_mesh(mesh.pack("vote", v=b"x")), now)  # another peer has its own
     assert owner.votes + owner.resigns == burst + 1
-    m._on_msg(1, mesh.unpack(mesh.pack("vote", v=b"x")), now + 1.0)  # and it refills
+    m._on_msg(1, decode_mesh(mesh.pack("vote", v=b"x")), now + 1.0)  # and it refills
     assert owner.votes + owner.resigns == burst + 2

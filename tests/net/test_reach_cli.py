@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import subprocess
-from typing import Any
 
 import pytest
 from rich.console import Console
@@ -54,20 +53,6 @@ def test_printed_invite_never_wraps_at_80_columns() -> None:
     assert body and all(len(line) <= 72 for line in body)
 
 
-class _Inner:
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-
-    def on_lobby(self, seats: Any, need: int) -> None:
-        self.calls.append(f"lobby {len(seats)} {need}")
-
-    def on_started(self, link: Any) -> None:
-        self.calls.append("started")
-
-    def on_notice(self, text: str) -> None:
-        self.calls.append(text)
-
-
 class _Ann:
     def __init__(self) -> None:
         self.taken: list[int] = []
@@ -80,15 +65,18 @@ class _Ann:
         self.closed = True
 
 
-def test_lan_driver_counts_seats_and_withdraws_the_advert() -> None:
-    inner, ann = _Inner(), _Ann()
-    d = lan.LanDriver(inner)
-    d.announcer = ann  # type: ignore[assignment]
-    d.on_lobby([1, 2], 3)
-    d.on_notice("hi")
-    d.on_started(None)
-    assert ann.taken == [2] and inner.calls == ["lobby 2 3", "hi", "started"]
-    assert d.announcer is None
+def test_the_lan_advert_counts_seats_and_is_withdrawn_when_the_table_is_full() -> None:
+    ann = _Ann()
+    advert = lan.LanAdvert()
+    advert.announcer = ann  # type: ignore[assignment]
+    advert.lobby_changed(2, 3)
+    advert.game_started()
+    assert ann.taken == [2] and advert.announcer is None
+    reach = lan.Reach(advert=advert)
+    reach.close()  # waits for the withdrawal under way (bounded)
+    assert ann.closed and advert.unannouncing is None
+    advert.lobby_changed(3, 3)  # a late lobby after the withdrawal: nothing to count
+    assert ann.taken == [2]
 
 
 @pytest.mark.parametrize("bad", ["zoo://...:1/k/f", "zoo://-x:4040/k/f", "zoo://h:99999/k/f"])
@@ -153,7 +141,7 @@ def _set_up(host: _FakeHost, plan: lan.ListenPlan, **kw: bool) -> tuple[lan.Reac
         Console(file=buf, width=100, color_system=None),
         host,
         plan,
-        driver=None,
+        advert=None,
         name="ann",
         players=2,
         variant="standard",
@@ -165,15 +153,37 @@ def _set_up(host: _FakeHost, plan: lan.ListenPlan, **kw: bool) -> tuple[lan.Reac
 
 
 def test_an_address_that_cannot_be_bound_is_left_out_of_the_invite() -> None:
+    """The host is built with every address to advertise (a constructor option, not set after
+    the build): its invite names those it listens on, in order, and leaves out one it could
+    not bind (192.0.2.55 is no address of this machine: the bind fails, nothing is sent)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from zoo_p2p.driver import NullDriver
+    from zoo_p2p.net.peer import Host, HostOptions
+    from zoo_p2p.protocol.crypto import fingerprint
+
     plan = lan.ListenPlan(
-        bind="127.0.0.1", also_bind=("192.168.1.5", "fd00::5"), advertise=["192.168.1.5", "fd00::5"]
+        bind="127.0.0.1", also_bind=("192.0.2.55",), advertise=["192.0.2.55", "127.0.0.1"]
     )
-    host = _FakeHost()
-    reach, out = _set_up(host, plan)
-    assert host.invite.addresses == (("192.168.1.5", 4040),)
-    assert reach.invite == host.invite
-    assert "listening on 127.0.0.1:4040, 192.168.1.5:4040" in out
-    assert "cannot listen on fd00::5" in out
+    host = Host(
+        key=Ed25519PrivateKey.generate(),
+        driver=NullDriver(),
+        make_session=lambda g: None,  # type: ignore[arg-type,return-value]
+        open_log=lambda s: None,  # type: ignore[arg-type,return-value]
+        make_genesis=lambda lobby: b"",
+        fingerprint=fingerprint,
+        options=HostOptions(players=2, bind=plan.bind, also_bind=plan.also_bind),
+        address=plan.advertise,
+    )
+    try:
+        assert host.invite.addresses == (("127.0.0.1", host.port),)
+        assert [h for h, _ in host.not_listening] == ["192.0.2.55"]
+        reach, out = _set_up(host, plan)  # type: ignore[arg-type]
+        assert reach.invite == host.invite and host.invite.addresses == (("127.0.0.1", host.port),)
+        assert f"listening on 127.0.0.1:{host.port}" in out
+        assert "cannot listen on 192.0.2.55" in out
+    finally:
+        host.close()
 
 
 def test_the_invite_is_printed_only_when_a_seat_waits_for_a_person() -> None:

@@ -118,8 +118,12 @@ def test_verify_command_ok_fault_and_json(tmp_path: Path) -> None:
     assert [r["verdict"] for r in out] == [OK, INCOMPLETE]
     assert out[1]["torn"] and out[0]["deal"] is not None and len(out[0]["deal"]) == 50
 
-    res = runner.invoke(_app(), [str(tmp_path / "missing.zoo")])
-    assert res.exit_code == 6 and "UNREADABLE" in res.output
+    # a path that names no file is a usage error, in the words of every command (exits.py)
+    from zoo_p2p.cli.app import app
+
+    missing = tmp_path / "missing.zoo"
+    res = runner.invoke(app, ["verify", str(good), str(missing)])
+    assert res.exit_code == 2 and f"cannot read {missing}: no such file" in res.output
 
 
 def test_registered_zoo_verify_command(tmp_path: Path) -> None:

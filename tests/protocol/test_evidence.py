@@ -210,7 +210,7 @@ def test_verify_names_the_cheater_from_the_sidecar_and_a_fork_between_two_logs(
     write_log(other, [*held[:s], alt])
     assert find_fork(held, [*held[:s], alt]) is not None
     res = runner.invoke(_app(), ["verify", str(tmp_path / "c.zoolog"), str(other)])
-    assert res.exit_code == 6  # one missing file: unreadable
+    assert res.exit_code == 2  # one missing file: a usage error, before any log is audited
     res = runner.invoke(_app(), ["verify", str(other), str(tmp_path / "a.zoolog")])
     assert res.exit_code == 4, res.output
     assert f"seat {seat + 1} ({team}) signed two different entries for seq {s}" in res.output

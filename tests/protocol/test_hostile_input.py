@@ -8,6 +8,7 @@ import random
 import time
 from pathlib import Path
 
+import msgpack
 import pytest
 from typer.testing import CliRunner
 
@@ -159,6 +160,35 @@ def test_every_body_is_checked_against_its_shape_first() -> None:
         with pytest.raises(RemoteProtocolError, match="commit body"):
             s.receive(forge(game, 0, Kind.COMMIT, body, on=s))
     assert len(s) == 1
+
+
+@pytest.mark.parametrize(
+    ("what", "inner"),
+    [("map", {}), ("map", [{}]), ("extension type", msgpack.ExtType(1, b""))],
+)
+def test_an_empty_map_or_ext_in_a_signed_body_is_rejected_at_step_1(
+    what: str, inner: object, tmp_path: Path
+) -> None:
+    """`0x80` and a zero-length ext pass msgpack's max_map_len=0 / max_ext_len=0 limits, but the
+    profile has no maps and no extension types (§2.1): decoding fails at §6 step 1, so the entry
+    convicts nobody even though its author signed it (a bad shape at step 8 would convict)."""
+    game = setup_game(2, Variant.STANDARD, random.Random(31))
+    s = game.sessions[1]
+    assert s.floor is not None
+    raw = forge(game, s.floor.seat, Kind.COMMIT, [bytes(32), inner], on=s)
+    with pytest.raises(RemoteProtocolError, match=f"holds an? {what}"):
+        decode_entry(raw)
+    with pytest.raises(RemoteProtocolError, match=what):
+        s.receive(raw)
+    assert s.signer_at(raw) is None
+    report = audit([*s.entries, raw])
+    assert report.verdict == REJECTED and report.fault_seat is None, report.fault_reason
+    assert report.fault_index == len(s.entries) and what in (report.fault_reason or "")
+    p = _write(tmp_path, "g.zoolog", b"".join([*s.entries, raw]))
+    res = CliRunner().invoke(_app(), ["verify", "--json", str(p)])
+    assert res.exit_code == 5, res.output
+    out = json.loads(res.output)[0]
+    assert out["verdict"] == REJECTED and out["fault"]["seat"] is None
 
 
 def test_a_result_with_too_many_totals_is_refused() -> None:

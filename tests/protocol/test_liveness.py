@@ -181,21 +181,33 @@ def test_a_three_seat_game_goes_on_with_a_stand_in() -> None:
     assert kinds == {Kind.MOVE, Kind.REVEAL, Kind.SEED, Kind.RESULT}  # all signed by the stand-in
 
 
+def _watcher(log: list[bytes]) -> Session:
+    s = Session(log[0])
+    for raw in log[1:]:
+        s.receive(raw)
+    return s
+
+
 def test_resignation_rules() -> None:
     game, rng = _game(3, "resign-rules")
     play_until(game, rng, lambda f: f.kind == Kind.MOVE)
     s1 = game.sessions[1]
+    log = game.sessions[0].entries
     key = private_key_from_bytes(bytes(range(32)))
     # a stand-in key of the resigner's choosing (say, one whose private half it gave someone):
-    # signed by the seat, but not the key derived from its seed, so refused (§10.4)
+    # signed by the seat, but not the key derived from its seed: its own signature proves it
+    # wrong, so it is a proof against the resigner, never kept (§10.4)
     chosen = sign_resignation(
         game.keys[1], s1.game_id, 1, len(s1), game.seeds[1], public_key_bytes(key)
     )
-    assert not game.sessions[0].add_resignation(chosen)
+    with pytest.raises(CheatError, match="not the one derived from the opened seed") as caught:
+        _watcher(log).add_resignation(chosen)
+    assert caught.value.seat == 1
     good = s1.resign()
     assert good.new_key == stand_in_public_key(s1.game_id, 1, game.seeds[1])
     # a wrong seed is signed by the seat but does not match its commitments: proof of cheating
-    bad = sign_resignation(game.keys[1], s1.game_id, 1, len(s1), bytes(32), public_key_bytes(key))
+    derived = stand_in_public_key(s1.game_id, 1, bytes(32))
+    bad = sign_resignation(game.keys[1], s1.game_id, 1, len(s1), bytes(32), derived)
     floor = game.sessions[0].floor
     assert floor is not None
     author = floor.seat if floor.seat != 1 else 0
@@ -203,11 +215,12 @@ def test_resignation_rules() -> None:
     forged = forge(game, wrong_author, Kind.RESIGN, good.to_body())
     with pytest.raises(RemoteProtocolError, match="appends this resignation"):
         game.sessions[author].receive(forged)
-    with pytest.raises(RemoteProtocolError, match="not the one derived from the opened seed"):
-        game.sessions[author].receive(forge(game, author, Kind.RESIGN, chosen.to_body()))
+    with pytest.raises(CheatError, match="not the one derived from the opened seed"):
+        _watcher(log).receive(forge(game, author, Kind.RESIGN, chosen.to_body()))
     cheat = forge(game, author, Kind.RESIGN, bad.to_body())
-    with pytest.raises(CheatError, match="does not match its commitments"):
-        game.sessions[(author + 1) % 3 if (author + 1) % 3 != 1 else 1].receive(cheat)
+    with pytest.raises(CheatError, match="does not match its commitments") as caught:
+        _watcher(log).receive(cheat)
+    assert caught.value.seat == 1  # the resigner signed the seed, whoever appended it
     forged_sig = Resignation(1, good.at, good.seed, good.new_key, bytes(64))
     assert not game.sessions[0].add_resignation(forged_sig)
 
@@ -293,7 +306,8 @@ def test_a_two_seat_resignation_names_no_stand_in() -> None:
     named = sign_resignation(
         game.keys[1], s1.game_id, 1, len(s1), game.seeds[1], public_key_bytes(game.keys[1])
     )
-    assert not game.sessions[0].add_resignation(named)
+    with pytest.raises(CheatError, match="names a stand-in key in a 2-seat game"):
+        _watcher(game.sessions[0].entries).add_resignation(named)
     assert s1.resign().new_key is None
     with pytest.raises(LocalProtocolError):
         s1.resign()  # it signs nothing more
@@ -361,11 +375,15 @@ def test_a_resignation_waits_for_what_the_resigner_had_seen() -> None:
 
 
 def test_the_cli_defaults_are_the_protocol_defaults() -> None:
-    from zoo_p2p.cli import netcmds
+    import typer.main
+
+    from zoo_p2p.cli.app import app
     from zoo_p2p.protocol import liveness
 
-    assert netcmds.DEFAULT_MOVE_TIME == liveness.DEFAULT_MOVE_TIME
-    assert netcmds.DEFAULT_REVEAL_TIME == liveness.DEFAULT_REVEAL_TIME
+    host = typer.main.get_command(app).commands["host"]  # type: ignore[attr-defined]
+    given = {p.name: p.default for p in host.params}
+    assert given["move_time"] == liveness.DEFAULT_MOVE_TIME
+    assert given["reveal_time"] == liveness.DEFAULT_REVEAL_TIME
 
 
 def test_a_claim_settles_the_scores() -> None:

@@ -118,6 +118,25 @@ def test_validation_vectors() -> None:
         check_public_key(bytes.fromhex(k))
     assert all(is_valid_name(n) for n in v["accepted_names"])
     assert not any(is_valid_name(n) for n in v["refused_names"])
+    assert len(v["out_of_profile_logs"]) >= 3
+    for case in v["out_of_profile_logs"]:
+        report = audit([bytes.fromhex(e) for e in case["entries"]])
+        assert report.verdict == case["verdict"] == "rejected", case["why"]
+        assert report.fault_index == case["fault_index"], case["why"]
+        assert report.fault_seat is case["fault_seat"] is None, case["why"]
+    from zoo_p2p.protocol.crypto import public_key_from_bytes, verify_signature
+
+    assert [c["valid"] for c in v["signatures"]] == [True, False, False, False]
+    for case in v["signatures"]:
+        pub = bytes.fromhex(case["public_key"])
+        check_public_key(pub)
+        sig, msg = bytes.fromhex(case["signature"]), bytes.fromhex(case["message"])
+        assert sig[:32] in (
+            bytes([1]) + bytes(31),
+            bytes([1]) + bytes(30) + b"\x80",
+            b"\xee" + b"\xff" * 30 + b"\x7f",
+        )
+        assert verify_signature(public_key_from_bytes(pub), sig, msg) is case["valid"], case["why"]
 
 
 def test_fork_proof_vector() -> None:

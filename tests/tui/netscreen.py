@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.storage import read_log
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
 from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot
@@ -29,9 +29,9 @@ def session_of(log: Path, upto: int | None = None) -> Session:
 @asynccontextmanager
 async def net_game(
     snap: Snapshot, size: tuple[int, int] = (120, 40)
-) -> AsyncIterator[tuple[ZooApp, Pilot[int], NetTable]]:
+) -> AsyncIterator[tuple[NetworkApp, Pilot[int], NetTable]]:
     """The app on the game screen of `snap`'s table; closed (driver, app) on the way out."""
-    app = ZooApp(glyphs=UTF8)
+    app = NetworkApp(glyphs=UTF8)
     async with app.run_test(size=size) as pilot:
         driver = AppDriver(app)
         app.net_driver = driver

@@ -11,7 +11,7 @@ from textual.widgets import Input
 
 from tests.tui.conftest import local_table
 from tests.tui.test_claim_question import QUESTION, _Link
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
 from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot
@@ -19,7 +19,7 @@ from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot
 
 def _press_on_the_typing_line(typed: str, key: str) -> tuple[list[str], str, bool]:
     async def run() -> tuple[list[str], str, bool]:
-        app = ZooApp(glyphs=UTF8)
+        app = NetworkApp(glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             driver = AppDriver(app)
             os.set_blocking(driver._r, False)  # a missing answer fails, never hangs

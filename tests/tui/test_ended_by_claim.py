@@ -21,12 +21,17 @@ def _claimed_session(upto: int | None = None) -> Session:
     return session_of(CLAIMED, upto)
 
 
+def _link(session: Session) -> SimpleNamespace:
+    """The part of a peer that `snapshot` reads: its session, no direct links, no log yet."""
+    return SimpleNamespace(session=session, mesh=None, mesh_log_path=lambda: None)
+
+
 def test_the_snapshot_of_a_claimed_game_says_how_it_ended() -> None:
-    snap = snapshot(SimpleNamespace(session=_claimed_session()))  # type: ignore[arg-type]
+    snap = snapshot(_link(_claimed_session()))  # type: ignore[arg-type]
     assert snap.finished and snap.state is not None and not snap.state.is_terminal()
     assert snap.ended is not None and "did not move within 120 s" in snap.ended
     assert "seat 1 (Green) wins" in snap.ended
-    unfinished = snapshot(SimpleNamespace(session=_claimed_session(-2)))  # type: ignore[arg-type]
+    unfinished = snapshot(_link(_claimed_session(-2)))  # type: ignore[arg-type]
     assert unfinished.ended is None
 
 
@@ -44,7 +49,7 @@ def _screen(snap: Snapshot) -> tuple[str, str]:
 
 def test_the_app_says_the_game_ended_by_a_claim_not_resume() -> None:
     session = _claimed_session()
-    snap = snapshot(SimpleNamespace(session=session))  # type: ignore[arg-type]
+    snap = snapshot(_link(session))  # type: ignore[arg-type]
     for seat in (0, 1):  # the claimer and the claimed seat
         live, after = _screen(Snapshot(**{**snap.__dict__, "seat": seat}))
         for shot in (live, after):
@@ -63,7 +68,7 @@ def test_the_app_says_the_game_ended_by_a_claim_not_resume() -> None:
 def test_the_status_line_shows_a_long_ending_whole_at_80_and_120_columns() -> None:
     """The ending of a claimed game is longer than a line: the status wraps it at the terminal's
     width (it was cut at the edge; only the moves panel had it whole)."""
-    snap = snapshot(SimpleNamespace(session=_claimed_session()))  # type: ignore[arg-type]
+    snap = snapshot(_link(_claimed_session()))  # type: ignore[arg-type]
     assert snap.ended is not None and len(snap.ended) > 100
 
     async def status(width: int) -> str:

@@ -70,6 +70,11 @@ class _Session:
 
     seats: list[SeatInfo]
     seat: int | None = 0
+    out: dict[int, int] = field(default_factory=dict)  # no seat put out by a play-on claim
+    replaced_at: int | None = None
+
+    def played_on_in(self, events: list[Any]) -> list[Any]:
+        return []  # no claim that played on among these events
 
 
 @dataclass
@@ -109,8 +114,8 @@ def test_every_seat_shows_connected_lost_or_left_and_what_is_awaited() -> None:
 
     from zoo_p2p.rules import KnownDeal, Team, Variant
     from zoo_p2p.tui.facts import UTF8
-    from zoo_p2p.tui.game import seats_text
     from zoo_p2p.tui.net import AppDriver
+    from zoo_p2p.tui.panels import seats_text
 
     seats = [
         SeatInfo("you", bytes(32), Team.YELLOW),
@@ -182,7 +187,7 @@ def test_every_kind_of_card_has_a_code_and_words() -> None:
         Card("zoo", 2): ("2", "a 2 (2 zombies)"),
         Card("zoo", 4): ("4", "a 4 (an animal)"),
         Card("character", 4, 1): ("B4", "Blue's 4"),
-        Card("mutant", 5, 0): ("M5", "the mutant (was a 5)"),
+        Card("mutant", 5, 0): ("M5", "the mutant (it was a 5)"),
         Card("unknown"): ("?", "a hidden card"),
         Card("empty"): ("", "nothing"),
     }
@@ -217,7 +222,7 @@ def test_the_seats_panel_marks_this_terminals_seat() -> None:
 
     from zoo_p2p.rules import KnownDeal, Team, Variant
     from zoo_p2p.tui.facts import UTF8
-    from zoo_p2p.tui.game import seats_text
+    from zoo_p2p.tui.panels import seats_text
 
     deal = KnownDeal.random(random.Random(1), Variant.STANDARD)
     st = deal.new_state([Team.YELLOW, Team.BLUE], first_seat=0).public()

@@ -13,7 +13,7 @@ from tests.held_hint import HeldHint
 from tests.tui.conftest import local_table
 from zoo_p2p.bots import analysis
 from zoo_p2p.rules import Team, parse_move
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp, TableApp, ZooApp
 from zoo_p2p.tui.board import BoardView, squares_of
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
@@ -45,7 +45,7 @@ def info(screen: GameScreen) -> str:
 def test_x_shows_the_experts_move_and_marks_its_squares() -> None:
     async def run() -> None:
         table = local_table()
-        app = ZooApp(table=table, glyphs=UTF8)
+        app = TableApp(table, glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await my_turn(app, table)
             assert "x hint" in screen_text(app)  # the keys line lists it
@@ -84,7 +84,7 @@ def test_a_hint_for_a_position_that_changed_is_dropped(monkeypatch: pytest.Monke
 
     async def run() -> None:
         table = local_table()
-        app = ZooApp(table=table, glyphs=UTF8)
+        app = TableApp(table, glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await my_turn(app, table)
             await pilot.press("x")
@@ -107,7 +107,7 @@ def test_a_hint_for_a_position_that_changed_is_dropped(monkeypatch: pytest.Monke
 
 def refused(table: Table) -> str:
     async def run() -> str:
-        app = ZooApp(table=table, glyphs=UTF8)
+        app = TableApp(table, glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             await app.workers.wait_for_complete()
             await pilot.pause()
@@ -165,7 +165,7 @@ def test_zoo_play_in_the_app_offers_hints_against_its_own_bots() -> None:
             st, ["you", "greedy bot 1"], st.to_move, False, None, None, None, hints=hints
         )
         # the peer's run ends at once; the game is started by hand with the snapshot above
-        app = ZooApp(network=lambda driver, console: 0, networked=networked, glyphs=UTF8)
+        app = NetworkApp(lambda driver, console: 0, networked=networked, glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             await asyncio.wait_for(app.workers.wait_for_complete(), WAIT)
             app.net_started(snap)
@@ -200,7 +200,7 @@ def test_a_hot_seat_keys_line_offers_no_hint_key() -> None:
     )
 
     async def run() -> tuple[str, str]:
-        app = ZooApp(table=table, glyphs=UTF8)
+        app = TableApp(table, glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             await asyncio.wait_for(app.workers.wait_for_complete(), WAIT)
             await pilot.pause()
@@ -212,8 +212,8 @@ def test_a_hot_seat_keys_line_offers_no_hint_key() -> None:
             return board, typing
 
     board, typing = asyncio.run(run())
-    keys = [line for line in board.splitlines() if "q quit" in line]
-    typed = [line for line in typing.splitlines() if "Enter: play the move typed" in line]
+    keys = [line for line in board.splitlines() if "q leave" in line]
+    typed = [line for line in typing.splitlines() if "Enter: play it" in line]
     assert len(keys) == 1 and len(typed) == 1, (board, typing)
     assert "? moves" in keys[0] and "x hint" not in keys[0], keys[0]
     assert "hint" not in typed[0], typed[0]

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from tests.net.harness import Procs, procs  # noqa: F401 - the fixture
 from zoo_p2p.driver import Driver
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
@@ -45,7 +45,7 @@ def test_the_app_offers_x_at_a_networked_table_whose_host_used_hints(
         )
 
     async def play() -> tuple[str, list[str], bool]:
-        app = ZooApp(network=start, glyphs=UTF8)
+        app = NetworkApp(start, glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             deadline = time.monotonic() + DEADLINE
             while time.monotonic() < deadline:

@@ -8,7 +8,7 @@ import asyncio
 import select
 
 from tests.tui.conftest import local_table
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
 from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot
@@ -32,7 +32,7 @@ def _keys_to_loop(keys: list[str]) -> list[tuple[str, str]]:
     """Press `keys` on a network game's screen; return what the loop then did with the peer."""
 
     async def run() -> AppDriver:
-        app = ZooApp(glyphs=UTF8)
+        app = NetworkApp(glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             driver = AppDriver(app)
             app.net_driver = driver

@@ -14,7 +14,7 @@ from tests.tui.netscreen import net_game, session_of
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.storage import read_log
 from zoo_p2p.tui.capture import screen_text
-from zoo_p2p.tui.facts import narrate
+from zoo_p2p.tui.facts import short_narrate
 from zoo_p2p.tui.net import Snapshot, snapshot
 from zoo_p2p.tui.replay import load
 
@@ -25,17 +25,19 @@ ME = 1  # a joiner's seat
 def _snap(upto: int) -> Snapshot:
     """Seat ME's view of the game after the log's first `upto` entries."""
     session = session_of(LOG, upto)
-    snap = snapshot(SimpleNamespace(session=session))  # type: ignore[arg-type,unused-ignore]
+    link = SimpleNamespace(session=session, mesh=None, mesh_log_path=lambda: None)
+    snap = snapshot(link)  # type: ignore[arg-type,unused-ignore]
     return Snapshot(**{**snap.__dict__, "seat": ME})
 
 
 def _expected(moves: int) -> list[str]:
-    """The narration of the first `moves` moves, as a screen that saw each one says it."""
+    """The moves panel's lines of the first `moves` moves, as a screen that saw each one
+    says them (the whole sentence of the last one is the message line's)."""
     data = load(LOG)
     out = []
     for before, after in zip(data.frames[:moves], data.frames[1 : moves + 1], strict=True):
         assert after.move is not None
-        out.append(narrate(before.state, after.state, after.move, data.names, ME).plain)
+        out.append(short_narrate(before.state, after.state, after.move, data.names, ME).plain)
     return out
 
 

@@ -12,7 +12,7 @@ import re
 import select
 
 from tests.tui.conftest import local_table
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
@@ -21,7 +21,7 @@ from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot
 
 def _screens() -> tuple[str, str, bytes]:
     async def run() -> tuple[str, str, bytes]:
-        app = ZooApp(glyphs=UTF8)
+        app = NetworkApp(glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             driver = AppDriver(app)
             app.net_driver = driver
@@ -65,7 +65,7 @@ def _screens() -> tuple[str, str, bytes]:
 
 def test_a_resigner_is_not_invited_to_move_while_it_leaves() -> None:
     before, after, sent = _screens()
-    clock = re.compile(r"\d:\d\d left")
+    clock = re.compile(r"\d:\d\d to play")
     assert "your turn" in before.splitlines()[0] and clock.search(before)
     assert "pick a hand card" in before
     top = after.splitlines()[0]

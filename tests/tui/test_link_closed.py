@@ -9,7 +9,8 @@ import re
 from dataclasses import replace
 
 from tests.tui.conftest import local_table
-from zoo_p2p.tui.app import ZooApp
+from tests.tui.test_claim_question import FakeClock
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
@@ -18,7 +19,7 @@ from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot
 
 def _screens() -> tuple[str, str]:
     async def run() -> tuple[str, str]:
-        app = ZooApp(glyphs=UTF8)
+        app = NetworkApp(glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             driver = AppDriver(app)
             app.net_driver = driver
@@ -26,14 +27,20 @@ def _screens() -> tuple[str, str]:
             # seat 1 (us) waits for the other seat's move, 300 s on its clock
             snap = Snapshot(st, ["host", "me"], 1 - st.to_move, False, None, None, "/x")
             snap = Snapshot(**{**snap.__dict__, "floor": (st.to_move, "move", 5), "allowed": 300})
-            table = NetTable(driver, replace(snap, links=("host link", "")))
+            clock = FakeClock()
+            table = NetTable(driver, replace(snap, links=("host link", "")), clock=clock)
             table.presence = [True, True]
             table.awaiting = "waiting for host (Yellow): a move"
             app.table = table
             await app.push_screen(GameScreen(table, UTF8))
             await pilot.pause()
+            # one second on: the clock says 4:59 and tick() reports it, whether or not the
+            # screen's own one-second tick has run by now (on a busy machine it had, and a
+            # tick in the same second changed nothing)
+            clock.now += 1
             assert table.tick()
-            app.screen.query_one("#seats").update(app.screen.seats_text(st))  # type: ignore[attr-defined]
+            assert table.clocks is not None and table.clocks[st.to_move] == "4:59"
+            app.screen.show_seats()  # type: ignore[attr-defined]
             await pilot.pause()
             before = screen_text(app)
             app.net_done(1)  # the peer's run ended, unfinished
@@ -49,7 +56,7 @@ def _screens() -> tuple[str, str]:
 
 def test_a_closed_link_stops_the_clock_and_the_waiting() -> None:
     before, after = _screens()
-    clock = re.compile(r"\d:\d\d left")
+    clock = re.compile(r"\d:\d\d to play")
     assert clock.search(before) and "waiting for host (Yellow): a move" in before
     top = after.splitlines()[0]
     assert "the game link has closed" in top and "waiting for" not in top

@@ -7,13 +7,13 @@ import asyncio
 
 from textual.pilot import Pilot
 
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.lobby import LobbyScreen
 
 
-async def _open_lobby(app: ZooApp, pilot: Pilot[None]) -> LobbyScreen:
+async def _open_lobby(app: NetworkApp, pilot: Pilot[None]) -> LobbyScreen:
     """Show the app's lobby screen, as a peer does before its game starts."""
     lobby = LobbyScreen(UTF8)
     app.lobby = lobby
@@ -27,7 +27,7 @@ def _lobby(rows: list[tuple[str, str, int]] | None, need: int, *, closed: bool =
     with ``closed``, the peer's run ending before the game (an error, the host left)."""
 
     async def run() -> str:
-        app = ZooApp(glyphs=UTF8)
+        app = NetworkApp(glyphs=UTF8)
         async with app.run_test(size=(100, 24)) as pilot:
             await _open_lobby(app, pilot)
             if rows is not None:
@@ -78,7 +78,7 @@ def test_ctrl_c_over_a_selected_invite_copies_it_and_a_second_one_leaves() -> No
     invite = "zoo://127.0.0.1:4242/abcdefgh/ABCD-EFGH-IJKL-MNOP"
 
     async def run() -> tuple[str, bool, str, int | None]:
-        app = ZooApp(glyphs=UTF8)
+        app = NetworkApp(glyphs=UTF8)
         async with app.run_test(size=(100, 24)) as pilot:
             lobby = await _open_lobby(app, pilot)
             lobby.add_line(Text(invite))
@@ -97,3 +97,80 @@ def test_ctrl_c_over_a_selected_invite_copies_it_and_a_second_one_leaves() -> No
     assert running and "copied the selected text" in said, said
     assert said.endswith(invite)  # the clipboard holds the invite
     assert code == 130  # nothing selected: Ctrl-C leaves, as before
+
+
+def test_a_wait_said_again_updates_its_line_and_a_lobby_that_closed_closes_the_app() -> None:
+    """`zoo join` to a closed port added an identical "no answer… still trying (N of 60 s)"
+    line every 5 s, and after giving up the app stayed open until q."""
+    from rich.text import Text
+
+    def wait(n: int) -> Text:
+        return Text(
+            f"no answer from 127.0.0.1:9 yet — is the host running? still trying ({n} of 60 s)"
+        )
+
+    async def run() -> tuple[str, bool, int | None]:
+        app = NetworkApp(glyphs=UTF8)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _open_lobby(app, pilot)
+            for n in (5, 10, 15):
+                app.net_notice(wait(n))
+            app.net_notice(Text("gave up after 60 s: nobody answered"))
+            await pilot.pause()
+            text = screen_text(app)
+            app.close_after = 0
+            app.net_done(1)  # the runner gave up
+            for _ in range(5):
+                await pilot.pause()
+            return text, app.is_running, app.return_value
+
+    text, running, code = asyncio.run(run())
+    flat = " ".join(text.split())
+    assert flat.count("still trying") == 1 and "(15 of 60 s)" in flat, text
+    assert "gave up after 60 s" in flat
+    assert not running and code == 1  # closed by itself, with the runner's code
+
+
+def test_the_invite_is_one_line_with_a_copy_key_and_its_qr_code_an_overlay() -> None:
+    """The host's invite came as the runner prints it, in lines (and the QR code as rows in the
+    messages); the lobby joins it back into one line, c copies it whole, i shows the QR code
+    over the lobby, or says how large the terminal must be."""
+    from rich.text import Text
+
+    from zoo_p2p.net.invite import Invite
+    from zoo_p2p.tui.overlays import QrOverlay
+
+    def invite(host: str) -> Invite:
+        return Invite(
+            host=host, port=4242, server_key=bytes(range(32)), fingerprint="ABCD-EFGH-IJKL-MNOP"
+        )
+
+    async def run(size: tuple[int, int], inv: Invite) -> tuple[str, str, bool, str]:
+        app = NetworkApp(glyphs=UTF8)
+        async with app.run_test(size=size) as pilot:
+            lobby = await _open_lobby(app, pilot)
+            app.net_notice(Text("invite (give this to the other players):"))
+            for line in [*inv.lines(40), *inv.qr().splitlines()]:
+                app.net_notice(Text(line))
+            app.net_notice(Text("waiting for 1 player to join…"))
+            await pilot.pause()
+            text = screen_text(app)
+            await pilot.press("c")
+            await pilot.press("i")
+            qr = isinstance(app.screen, QrOverlay)
+            shown = screen_text(app)
+            app.exit(0)
+            assert lobby.invite == str(inv)
+        return text, app.clipboard, qr, shown
+
+    inv = invite("127.0.0.1")
+    text, copied, qr, shown = asyncio.run(run((120, 40), inv))
+    assert any(str(inv) in line for line in text.splitlines())  # one line at 120 columns
+    assert "▄" not in text  # the QR code is not in the messages
+    assert copied == str(inv)
+    assert qr and "█" in shown
+    _, _, qr, shown = asyncio.run(run((80, 24), inv))  # 23 rows and a line to close it
+    assert qr and "█" in shown
+    long = invite("fd12:3456:789a:1::abcd:ef01:2345")  # 25 rows: more than 80x24 has
+    _, _, qr, shown = asyncio.run(run((80, 24), long))
+    assert not qr and "the QR code needs" in shown

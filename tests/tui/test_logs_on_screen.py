@@ -12,7 +12,7 @@ import threading
 
 from rich.text import Text
 
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.run import logs_on_screen
@@ -38,17 +38,17 @@ def test_a_record_goes_to_the_app_not_to_the_terminal() -> None:
         said.set()
         return 0
 
-    async def run(app: ZooApp) -> str:
+    async def run(app: NetworkApp) -> str:
         async with app.run_test(size=(100, 32)) as pilot:
             await asyncio.wait_for(app.workers.wait_for_complete(), WAIT)
             assert said.is_set()
             app.net_notice(Text(SAID, style="cyan"))  # the notice that says the same
             await pilot.pause()
             text = screen_text(app)
-            await pilot.press("q")
+            await pilot.press("q", "q")  # q asks, q leaves
             return text
 
-    app = ZooApp(network=start, glyphs=UTF8)
+    app = NetworkApp(start, glyphs=UTF8)
     try:
         with logs_on_screen(app):
             assert to_terminal not in root.handlers

@@ -1,5 +1,5 @@
-"""The two message lines above the typing line always show the newest message whole: a long
-reason for a refused move must not push the answer to `?` (typed next) out of sight."""
+"""The message lines under the last move's sentence always show the newest message whole: a
+long reason for a refused move must not push the answer to `?` (typed next) out of sight."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import asyncio
 from rich.text import Text
 
 from tests.tui.conftest import local_table
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import TableApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
@@ -18,7 +18,7 @@ LONG = "6@C1: C1 holds Blue's 5: " + "a character can only be sent onto a Zoo ca
 
 def _messages_after(notices: list[str], width: int) -> str:
     async def run() -> str:
-        app = ZooApp(table=local_table(), glyphs=UTF8)
+        app = TableApp(local_table(), glyphs=UTF8)
         async with app.run_test(size=(width, 32)) as pilot:
             await pilot.pause()
             screen = app.screen
@@ -28,7 +28,8 @@ def _messages_after(notices: list[str], width: int) -> str:
             await pilot.pause()
             lines = screen_text(app).splitlines()
             await pilot.press("q", "q")
-            return "\n".join(lines[-4:-2])  # the two message lines (typing line, keys below)
+            head = next(i for i, line in enumerate(lines) if line.startswith(" last move:"))
+            return "\n".join(lines[head + 1 : -2])  # under it: the messages (box, keys below)
 
     return asyncio.run(run())
 

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tests.tui.conftest import local_table
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
@@ -21,7 +21,7 @@ from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot
 from zoo_p2p.tui.over import GameOverScreen
 
 
-def _net_table(app: ZooApp, names: list[str]) -> NetTable:
+def _net_table(app: NetworkApp, names: list[str]) -> NetTable:
     """A network table at the first move (no history: nothing redraws after the mount)."""
     st = local_table().state
     snap = Snapshot(st, names, 0, False, None, None, "/tmp/x.zoolog")
@@ -43,7 +43,7 @@ def test_the_game_screen_draws_the_seats_when_it_is_mounted(
     monkeypatch.setattr(GameScreen, "on_mount", on_mount)
 
     async def run() -> None:
-        app = ZooApp(glyphs=UTF8)
+        app = NetworkApp(glyphs=UTF8)
         async with app.run_test(size=(120, 40)):
             table = _net_table(app, ["[b]me[/b]", "them"])
             await app.push_screen(GameScreen(table, UTF8))
@@ -57,7 +57,7 @@ def test_the_game_screen_draws_the_seats_when_it_is_mounted(
 
 def test_a_notice_before_the_mount_is_shown() -> None:
     async def run() -> str:
-        app = ZooApp(glyphs=UTF8)
+        app = NetworkApp(glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             table = _net_table(app, ["me", "them"])
             screen = GameScreen(table, UTF8)
@@ -73,7 +73,7 @@ def test_a_notice_before_the_mount_is_shown() -> None:
 
 def test_the_ending_that_arrives_before_the_game_over_screen_is_mounted_is_shown() -> None:
     async def run() -> str:
-        app = ZooApp(glyphs=UTF8)
+        app = NetworkApp(glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             table = _net_table(app, ["me", "them"])
             over = GameOverScreen(table, UTF8)
@@ -81,7 +81,7 @@ def test_the_ending_that_arrives_before_the_game_over_screen_is_mounted_is_shown
             assert not over.is_mounted
             # the loop's last snapshot lands now (NetTable.update -> refresh_table)
             table.snap = replace(table.snap, verdict=Text("verified: all good"), finished=True)
-            over.update_ending()  # raised NoMatches ('#deal') before the fix
+            over.show()  # raised NoMatches ('#deal') before the fix
             await pilot.pause()
             text = screen_text(app)
             table.driver.close()

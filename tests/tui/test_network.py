@@ -4,6 +4,7 @@ joining through the app's driver (the peer loop in a worker thread, moves throug
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from textual.widgets import Static
 
 from tests.net.harness import Procs, audit_file, procs  # noqa: F401 - the fixture
 from zoo_p2p.driver import Driver
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
@@ -54,7 +55,7 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
     seen_links: list[str] = []  # the seats panel's word for the host's seat, at each of our turns
 
     async def play() -> tuple[int, str, int]:
-        app = ZooApp(network=start, glyphs=UTF8)
+        app = NetworkApp(start, glyphs=UTF8)
         moves = 0
         async with app.run_test(size=(120, 40)) as pilot:
             deadline = time.monotonic() + DEADLINE
@@ -81,7 +82,9 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
                         while "your turn" not in screen_text(app) and time.monotonic() < drawn:
                             await pilot.pause(0.05)
                         seen_name.append("[b]app[/b] (" in screen_text(app))
-                    first = str(app.screen.query_one("#seats", Static).content).splitlines()[0]
+                    rows = str(app.screen.query_one("#seats", Static).content).splitlines()
+                    block = [rows[0], *itertools.takewhile(lambda r: r.startswith("  "), rows[1:])]
+                    first = "\n".join(block)  # the first seat: its name line, the lines under
                     seen_links.append(next((w for w in LINK_WORDS if w in first), first))
                     n = len(st.history)
                     move = str(st.legal_moves()[0])
@@ -93,7 +96,7 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
                         app.screen.query_one("#board").focus()
             else:
                 raise AssertionError("the network game did not finish in time")
-            await pilot.press("q")
+            await pilot.press("q", "q")  # q asks, q leaves
         return app.return_code or 0, verdict, moves
 
     code, verdict, moves = asyncio.run(play())
@@ -145,7 +148,7 @@ def test_hosting_in_the_app_then_a_rematch(
         return run_host(plan, driver, console)
 
     async def play() -> tuple[str, bool]:
-        app = ZooApp(network=start, glyphs=UTF8)
+        app = NetworkApp(start, glyphs=UTF8)
         async with app.run_test(size=(80, 24)) as pilot:
             deadline = time.monotonic() + DEADLINE
             first: NetTable | None = None

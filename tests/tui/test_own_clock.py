@@ -8,7 +8,7 @@ import asyncio
 import time
 
 from tests.tui.conftest import local_table
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import NetworkApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
@@ -17,7 +17,7 @@ from zoo_p2p.tui.net import AppDriver, NetTable, Snapshot
 
 def _after_clock(seat_is_ours: bool, away: bool = False) -> tuple[str, str, int]:
     async def run() -> tuple[str, str, int]:
-        app = ZooApp(glyphs=UTF8)
+        app = NetworkApp(glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             st = local_table(seed=3).state  # seat 0 (Yellow) to move
             me = 0 if seat_is_ours else 1

@@ -16,10 +16,11 @@ from rich.console import Console
 from textual.pilot import Pilot
 
 from zoo_p2p.driver import Driver
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import PickApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import ASCII, UTF8, Glyphs
 from zoo_p2p.tui.lobby import LobbyScreen
+from zoo_p2p.tui.overlays import Question
 from zoo_p2p.tui.pick import Found, LanGame, Pick, PickScreen, Report
 
 FULL = LanGame("full house", "AAAA-BBBB-CCCC-DDDD", 2, 2, "standard", "zoo://full")
@@ -59,7 +60,7 @@ class Clock:
         return self.now
 
 
-Step = Callable[[Pilot[Any], ZooApp, FakeLan, Clock], Awaitable[None]]
+Step = Callable[[Pilot[Any], PickApp, FakeLan, Clock], Awaitable[None]]
 
 
 def picking(
@@ -85,7 +86,7 @@ def picking(
 
     async def run() -> int | None:
         pick = Pick(source=lan, start=start_with, check=check, clock=clock)
-        app = ZooApp(pick=pick, glyphs=glyphs)
+        app = PickApp(pick, glyphs=glyphs)
         async with app.run_test(size=(110, 30)) as pilot:
             await pilot.pause()
             assert isinstance(app.screen, PickScreen)
@@ -111,7 +112,7 @@ async def settle(pilot: Pilot[Any]) -> None:
 def test_the_list_grows_live_and_shows_names_as_data() -> None:
     seen: list[str] = []
 
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         seen.append(screen_text(app))
         clock.now += 2
         lan.tell(HOSTILE)
@@ -136,7 +137,7 @@ def test_the_list_grows_live_and_shows_names_as_data() -> None:
 def test_a_game_that_goes_disappears_and_the_highlight_stays_on_its_game() -> None:
     seen: list[str] = []
 
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         await pilot.press("down")  # from HOSTILE to PLAIN
         lan.tell(PLAIN)  # HOSTILE's host withdrew its advert
         await settle(pilot)
@@ -149,13 +150,13 @@ def test_a_game_that_goes_disappears_and_the_highlight_stays_on_its_game() -> No
 
 
 def test_a_game_that_fills_up_cannot_be_picked() -> None:
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         assert "1 of 2 free" in screen_text(app)
         lan.tell(dataclasses.replace(HOSTILE, taken=2))  # the last seat was taken
         await settle(pilot)
         assert "full (2/2)" in screen_text(app)
         await pilot.press("enter")  # nothing to join
-        await pilot.press("q")
+        await pilot.press("q", "q")  # q asks, q leaves
 
     picked, code = picking(FakeLan(HOSTILE), steps)
     assert picked is None and code == 1
@@ -164,7 +165,7 @@ def test_a_game_that_fills_up_cannot_be_picked() -> None:
 def test_r_searches_again_from_nothing_and_ignores_the_old_search() -> None:
     seen: list[str] = []
 
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         clock.now += 9  # long past the bound
         await pilot.press("r")
         await settle(pilot)
@@ -189,11 +190,11 @@ def test_nothing_after_the_bound_says_so_and_takes_a_pasted_invite() -> None:
     def check(text: str) -> str | None:
         return None if text.startswith("zoo://") else "want zoo://"
 
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         seen.append(screen_text(app))
         clock.now += 5
         assert isinstance(app.screen, PickScreen)
-        app.screen.show_state()  # what the screen's timer does (4 times a second)
+        app.screen.show()  # what the screen's timer does (4 times a second)
         await settle(pilot)
         seen.append(screen_text(app))
         await pilot.press("r")  # the empty invite box has the focus: r still searches again
@@ -201,7 +202,7 @@ def test_nothing_after_the_bound_says_so_and_takes_a_pasted_invite() -> None:
         assert len(lan.reports) == 2
         seen.append(screen_text(app))
         clock.now += 5
-        app.screen.show_state()
+        app.screen.show()
         await settle(pilot)
         await pilot.press(*"nope", "enter", *"zoo://x/yrq", "enter")
 
@@ -212,18 +213,18 @@ def test_nothing_after_the_bound_says_so_and_takes_a_pasted_invite() -> None:
     assert "searching the LAN… 0 found (0 s)" in seen[2]
     assert picked == "zoo://x/yrq"  # "nope" was refused (and cleared), not joined
 
-    async def leave(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def leave(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         clock.now += 5
-        app.screen.show_state()
+        app.screen.show()
         await settle(pilot)
         assert app.focused is not None and app.focused.id == "pick-invite"
-        await pilot.press("q")
+        await pilot.press("q", "q")  # q asks, q leaves
 
     assert picking(FakeLan(), leave) == (None, 1)
 
 
 def test_mdns_unusable_says_why_and_offers_the_invite_box() -> None:
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         text = " ".join(screen_text(app).split())
         assert "cannot look for games here: [red]no interface" in text
         await pilot.press(*"zoo://ok", "enter")
@@ -233,7 +234,7 @@ def test_mdns_unusable_says_why_and_offers_the_invite_box() -> None:
 
 
 def test_a_report_from_another_thread_reaches_the_list() -> None:
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         t = threading.Thread(target=lan.tell, args=(PLAIN,))
         t.start()
         t.join(5)
@@ -248,7 +249,7 @@ def test_a_report_from_another_thread_reaches_the_list() -> None:
 
 
 def test_pasting_works_at_any_moment_even_over_lines() -> None:
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         assert app.focused is not None and app.focused.id == "pick-list"
         app.focused.post_message(_paste("zoo://pa\n ste/d"))  # as a terminal's paste comes
         await settle(pilot)
@@ -265,35 +266,58 @@ def _paste(text: str) -> Any:
 
 
 def test_p_pastes_instead_and_q_leaves_without_joining() -> None:
-    async def paste(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def paste(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         await pilot.press("p", *"zoo://pq", "enter")
 
     picked, _ = picking(FakeLan(HOSTILE), paste)
     assert picked == "zoo://pq"  # p and q typed into the box are part of the invite
 
-    async def leave(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
-        await pilot.press("q")
+    async def leave(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
+        await pilot.press("q", "q")  # q asks, q leaves
 
     picked, code = picking(FakeLan(HOSTILE), leave)
     assert picked is None and code == 1
 
 
-def test_escape_leaves_with_1_and_ctrl_c_with_130() -> None:
-    async def escape(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+def test_escape_closes_the_invite_box_and_never_leaves_q_q_leaves_with_1_ctrl_c_130() -> None:
+    async def escape(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         await pilot.press("p", "escape")  # out of the invite box, back to the list
         assert isinstance(app.screen, PickScreen)
-        await pilot.press("escape")
+        assert not app.screen.query_one("#pick-invite").display
+        await pilot.press("escape")  # nothing to close: the list stays
+        await pilot.pause()
+        assert isinstance(app.screen, PickScreen) and app.is_running
+        await pilot.press("q")
+        assert isinstance(app.screen, Question)
+        await pilot.press("q")
 
     assert picking(FakeLan(HOSTILE), escape) == (None, 1)
 
-    async def interrupt(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def nothing_found(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
+        clock.now += 60  # the search found nothing: the invite box opens by itself
+        screen = app.screen
+        assert isinstance(screen, PickScreen)
+        screen.show()  # what the screen's timer does (4 times a second)
+        await settle(pilot)
+        box = screen.query_one("#pick-invite")
+        assert box.display and box.has_focus
+        await pilot.press("escape")  # Esc: back: the box closes, the list stays
+        screen.show()
+        await settle(pilot)
+        assert isinstance(app.screen, PickScreen) and app.is_running
+        assert not box.display  # and it does not open again by itself
+        await pilot.press("q", "q")
+
+    assert picking(FakeLan(), nothing_found) == (None, 1)
+
+    async def interrupt(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         await pilot.press("ctrl+c")
 
     assert picking(FakeLan(HOSTILE), interrupt) == (None, 130)
 
 
 def test_a_click_joins_the_game_clicked() -> None:
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         await pilot.click("#pick-list", offset=(4, 2))  # the second row (border, row 1, row 2)
 
     picked, _ = picking(FakeLan(HOSTILE, PLAIN), steps)
@@ -305,13 +329,13 @@ def test_a_flood_is_cut_at_32_rows_and_control_characters_never_reach_the_screen
     evil = LanGame("\x1b]0;pwned\x07\x1b[2Jx", "EVIL-EVIL-EVIL-EVIL", 1, 2, "standard", "zoo://e")
     flood = [dataclasses.replace(PLAIN, name=f"g{i}", invite=f"zoo://g{i}") for i in range(40)]
 
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         lan.tell(evil, *flood)
         await settle(pilot)
         assert isinstance(app.screen, PickScreen)
         seen.append(screen_text(app))
         assert len(app.screen.games) == 32
-        await pilot.press("q")
+        await pilot.press("q", "q")  # q asks, q leaves
 
     picking(FakeLan(), steps)
     assert "\x1b" not in seen[0] and "\x07" not in seen[0] and "pwned" in seen[0]
@@ -321,9 +345,9 @@ def test_a_flood_is_cut_at_32_rows_and_control_characters_never_reach_the_screen
 def test_ascii_terminals_get_ascii() -> None:
     seen: list[str] = []
 
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         seen.append(screen_text(app))
-        await pilot.press("q")
+        await pilot.press("q", "q")  # q asks, q leaves
 
     picking(FakeLan(), steps, glyphs=ASCII)
     assert "| searching the LAN... 0 found (0 s)" in seen[0] and "up/down Enter join" in seen[0]
@@ -333,9 +357,9 @@ def test_two_adverts_claiming_one_fingerprint_are_both_listed_and_flagged() -> N
     seen: list[str] = []
     spoof = dataclasses.replace(PLAIN, name="[b]bob[/b]", invite="zoo://mallory")
 
-    async def steps(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         seen.append(" ".join(screen_text(app).split()))
-        await pilot.press("q")
+        await pilot.press("q", "q")  # q asks, q leaves
 
     picking(FakeLan(HOSTILE, PLAIN, spoof), steps)
     assert seen[0].count("JJJJ-KKKK-LLLL-MMMM") == 2
@@ -352,7 +376,7 @@ def test_a_game_picked_from_the_list_says_which_fingerprint_the_host_must_prove(
             def start_with(invite: str) -> Callable[[Driver, Console], int]:
                 return lambda driver, console: 0
 
-            app = ZooApp(pick=Pick(source=FakeLan(HOSTILE, PLAIN), start=start_with), glyphs=UTF8)
+            app = PickApp(Pick(source=FakeLan(HOSTILE, PLAIN), start=start_with), glyphs=UTF8)
             async with app.run_test(size=(110, 30)) as pilot:
                 await pilot.pause()
                 await steps(pilot, app, FakeLan(), Clock())
@@ -363,7 +387,7 @@ def test_a_game_picked_from_the_list_says_which_fingerprint_the_host_must_prove(
 
         return asyncio.run(run())
 
-    async def pick_bob(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def pick_bob(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         await pilot.press("down", "enter")
 
     text, lines = lobby_after(pick_bob)
@@ -371,7 +395,7 @@ def test_a_game_picked_from_the_list_says_which_fingerprint_the_host_must_prove(
     assert said in text  # the name as data, never markup
     assert lines[0] == said  # and said again on the terminal if the game never starts
 
-    async def paste(pilot: Pilot[Any], app: ZooApp, lan: FakeLan, clock: Clock) -> None:
+    async def paste(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
         await pilot.press("p")
         app.screen.query_one("#pick-invite").value = "zoo://pasted"  # type: ignore[attr-defined]
         await pilot.press("enter")

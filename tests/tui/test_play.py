@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 from tests.tui.conftest import local_table
 from zoo_p2p.rules import Move, Send, Step
 from zoo_p2p.rules.board import SIZE
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import TableApp
 from zoo_p2p.tui.board import CELL, LABEL, BoardView
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
@@ -18,7 +18,7 @@ from zoo_p2p.tui.over import GameOverScreen
 MAX_PLIES = 200
 
 
-async def settle(app: ZooApp, pilot: Pilot[int]) -> None:
+async def settle(app: TableApp, pilot: Pilot[int]) -> None:
     """Let every bot answer (bounded: the workers finish or the test fails on its timeout)."""
     for _ in range(8):
         await app.workers.wait_for_complete()
@@ -65,7 +65,7 @@ async def play_whole_game(by_mouse: bool) -> None:
     # two short deals (17 plies, sends, steps and a capture of a character each): a seed
     # with a 39-ply game proved no more and cost the suite seconds of drawing
     table = local_table(seed=91 if by_mouse else 7)
-    app = ZooApp(table=table, glyphs=UTF8)
+    app = TableApp(table, glyphs=UTF8)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         screen = app.screen
@@ -123,7 +123,7 @@ def test_hot_seat_rematch_needs_every_player() -> None:
     )
 
     async def go() -> tuple[bool, bool]:
-        app = ZooApp(table=table, glyphs=UTF8)
+        app = TableApp(table, glyphs=UTF8)
         async with app.run_test(size=(80, 24)) as pilot:
             while not table.state.is_terminal():
                 assert table.submit(table.state.legal_moves()[-1]) is None
@@ -147,7 +147,7 @@ def test_a_move_typed_in_one_burst_is_played_whole() -> None:
     table = local_table(seed=7)
 
     async def go() -> None:
-        app = ZooApp(table=table, glyphs=UTF8)
+        app = TableApp(table, glyphs=UTF8)
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(app, pilot)
             screen = app.screen
@@ -165,8 +165,8 @@ def test_a_move_typed_in_one_burst_is_played_whole() -> None:
             await pilot.pause()
             # the whole burst, synchronously: no focus change can happen in between
             for ch in str(move):
-                screen.on_key(events.Key(ch, ch))
-            screen.on_key(events.Key("enter", "\r"))
+                screen.board_key(events.Key(ch, ch))
+            screen.board_key(events.Key("enter", "\r"))
             await pilot.pause()
             await pilot.pause()
             played = table.state.history

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.tui.conftest import local_table
-from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.app import ReplayApp, TableApp, ZooApp
 from zoo_p2p.tui.board import BoardView
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import ASCII, UTF8
@@ -30,20 +30,20 @@ async def _screen(app: ZooApp, size: tuple[int, int], keys: tuple[str, ...] = ()
 
 def test_names_are_shown_literally_never_as_markup() -> None:
     table = local_table(names=("[/]", "[link=x]a[/link]"))
-    text = asyncio.run(_screen(ZooApp(table=table, glyphs=UTF8), (120, 40)))
+    text = asyncio.run(_screen(TableApp(table, glyphs=UTF8), (120, 40)))
     assert "[/] (Yellow)" in text
     assert "[link=x]a[/link] (Blue)" in text
 
 
 def test_ascii_screen_has_only_ascii() -> None:
-    text = asyncio.run(_screen(ZooApp(table=local_table(), glyphs=ASCII), (80, 24), ("5",)))
+    text = asyncio.run(_screen(TableApp(local_table(), glyphs=ASCII), (80, 24), ("5",)))
     text.encode("ascii")  # raises on any UTF-8-only glyph
     assert "+-------+" in text and "[" in text
 
 
 def test_no_color_is_followed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    app = ZooApp(table=local_table(), glyphs=UTF8)
+    app = TableApp(local_table(), glyphs=UTF8)
     assert app.no_color
 
 
@@ -51,7 +51,7 @@ def test_a_typed_illegal_move_says_why_and_a_legal_one_is_played() -> None:
     table = local_table()
 
     async def go() -> tuple[str, int]:
-        app = ZooApp(table=table, glyphs=UTF8)
+        app = TableApp(table, glyphs=UTF8)
         async with app.run_test(size=(80, 24)) as pilot:
             await app.workers.wait_for_complete()
             await pilot.pause()
@@ -72,7 +72,7 @@ def test_a_typed_illegal_move_says_why_and_a_legal_one_is_played() -> None:
 
 def test_quit_asks_first() -> None:
     async def go() -> tuple[bool, int | None]:
-        app = ZooApp(table=local_table(), glyphs=UTF8)
+        app = TableApp(local_table(), glyphs=UTF8)
         async with app.run_test(size=(80, 24)) as pilot:
             await app.workers.wait_for_complete()
             await pilot.press("q", "x")
@@ -94,7 +94,7 @@ def test_replay_steps_by_move_and_jumps() -> None:
     first_capture = next(f.number for f in data.frames if f.capture)
 
     async def go() -> list[int | str]:
-        app = ZooApp(replay=data, glyphs=UTF8)
+        app = ReplayApp(data, glyphs=UTF8)
         seen: list[int | str] = []
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
@@ -121,8 +121,8 @@ def test_replay_steps_by_move_and_jumps() -> None:
 def test_escape_in_the_go_to_box_puts_it_away_and_does_not_quit() -> None:
     data = load(REPLAYS / "2p-standard.zoolog")
 
-    async def go() -> tuple[bool, int, bool]:
-        app = ZooApp(replay=data, glyphs=UTF8)
+    async def go() -> tuple[bool, int, bool, bool]:
+        app = ReplayApp(data, glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             screen = app.screen
@@ -131,18 +131,21 @@ def test_escape_in_the_go_to_box_puts_it_away_and_does_not_quit() -> None:
             still = app.is_running and app.screen is screen
             await pilot.press("right")  # the keys step the replay again, nothing was typed
             number = screen.frame.number
-            await pilot.press("escape")  # outside the box Escape quits, as q does
+            await pilot.press("escape")  # outside the box Escape closes nothing: no quit
             await pilot.pause()
-            return still, number, app.is_running
+            stays = app.is_running and app.screen is screen
+            await pilot.press("q", "q")  # q asks, q leaves
+            await pilot.pause()
+            return still, number, stays, app.is_running
 
-    assert asyncio.run(go()) == (True, 2, False)
+    assert asyncio.run(go()) == (True, 2, True, False)
 
 
 def test_replay_shows_the_analysis_marks() -> None:
     data = load(REPLAYS / "2p-standard.zoolog")
 
     async def go() -> tuple[str, str]:
-        app = ZooApp(replay=data, glyphs=UTF8, analyse=(100, 0))
+        app = ReplayApp(data, glyphs=UTF8, analyse=(100, 0))
         async with app.run_test(size=(120, 40)) as pilot:
             await app.workers.wait_for_complete()
             await pilot.pause()

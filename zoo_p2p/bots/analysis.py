@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 
+from zoo_p2p import defaults
 from zoo_p2p.bots.expert import ExpertBot
 from zoo_p2p.errors import ZooError
 from zoo_p2p.rules import Move, State
@@ -34,8 +35,8 @@ MISTAKE = 6.0
 BLUNDER = 10.0
 """Points of expected final margin lost against the best move, for each mark."""
 
-DEFAULT_WORK = 20000
-"""Simulated plies searched per move (a 40-move game analyses in about 15 s on one core)."""
+DEFAULT_WORK = defaults.ANALYSIS_WORK
+"""Simulated plies searched per move (`zoo_p2p.defaults`)."""
 
 MIN_VISITS = 8
 """Rounds (sampled deals) every compared move meets, at least."""
@@ -75,9 +76,14 @@ class MoveMark:
     """``""``, ``"?!"``, ``"?"`` or ``"??"``."""
     forced: bool
     """The mover had a single legal move (never marked)."""
+    stand_in: bool = False
+    """A stand-in played it (its seat resigned or was claimed out, PROTOCOL.md §10.4, §10.7):
+    the frozen reference rule chose it, not a player, so it is not graded."""
 
     def describe(self) -> str:
         """One plain line, e.g. ``5@C3 ?? (-12.4 against 6@B2: +3.1 expected, 58 % win)``."""
+        if self.stand_in:
+            return f"{self.move} (a stand-in's move: the frozen rule plays this seat, not a player)"
         if self.forced:
             return f"{self.move} (the only legal move)"
         head = f"{self.move}{(' ' + self.symbol) if self.symbol else ''}"
@@ -168,11 +174,21 @@ def analyse_positions(
     min_visits: int = MIN_VISITS,
     plies: Container[int] | None = None,
     progress: Callable[[int], None] | None = None,
+    stand_ins: Container[int] = (),
 ) -> list[MoveMark]:
-    """Score every ``(state before the move, move)`` of a game (only ``plies`` if given)."""
+    """Score every ``(state before the move, move)`` of a game (only ``plies`` if given); a ply
+    in ``stand_ins`` was a stand-in's (§10.4, §10.7): the rule it follows, not graded."""
     out = []
     for ply, (state, move) in enumerate(positions):
         if plies is not None and ply not in plies:
+            continue
+        if ply in stand_ins:
+            seat = state.to_move
+            out.append(
+                MoveMark(ply, seat, move, move, 0.0, 0.0, 0.0, 0.0, 0.0, "", "", False, True)
+            )
+            if progress is not None:
+                progress(ply)
             continue
         out.append(
             analyse_move(
@@ -191,18 +207,35 @@ def analyse_positions(
 
 def positions_from_entries(entries: Sequence[bytes]) -> list[tuple[State, Move]]:
     """The public state before each move of a log, with the move (stops at a faulty entry)."""
+    return moves_from_entries(entries)[0]
+
+
+def moves_from_entries(entries: Sequence[bytes]) -> tuple[list[tuple[State, Move]], set[int]]:
+    """``positions_from_entries``, and the plies a stand-in played (its seat had resigned or
+    was claimed out before that move's entry, PROTOCOL.md §10.4, §10.7)."""
     from zoo_p2p.protocol.events import MoveApplied
     from zoo_p2p.protocol.session import Session
     from zoo_p2p.protocol.walk import walk
 
     if not entries:
-        return []
+        return [], set()
     out: list[tuple[State, Move]] = []
-    for step in walk(Session(entries[0]), entries[1:], states=True):
+    stand_ins: set[int] = set()
+    session = Session(entries[0])
+    for step in walk(session, entries[1:], states=True):
         for ev in step.events:
             if isinstance(ev, MoveApplied) and step.before is not None:
+                if stood_in(session.resigned, session.out, ev.seat, step.index):
+                    stand_ins.add(len(out))
                 out.append((step.before, ev.move))
-    return out
+    return out, stand_ins
+
+
+def stood_in(resigned: dict[int, int], out: dict[int, int], seat: int, index: int) -> bool:
+    """A move of ``seat`` at entry ``index`` is its stand-in's: the seat resigned, or a claim
+    that played on put it out, at an earlier entry."""
+    gone = [k for k in (resigned.get(seat), out.get(seat)) if k is not None]
+    return any(k < index for k in gone)
 
 
 def analyse_entries(
@@ -214,14 +247,17 @@ def analyse_entries(
     plies: Container[int] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[MoveMark]:
-    """Score every move of a game log (raw entries, genesis first; only ``plies`` if given)."""
+    """Score every move of a game log (raw entries, genesis first; only ``plies`` if given);
+    a stand-in's moves are the rule it follows, not graded."""
+    positions, stand_ins = moves_from_entries(entries)
     return analyse_positions(
-        positions_from_entries(entries),
+        positions,
         work=work,
         seed=seed,
         min_visits=min_visits,
         plies=plies,
         progress=progress,
+        stand_ins=stand_ins,
     )
 
 
@@ -230,11 +266,12 @@ def summary(marks: Iterable[MoveMark], n_seats: int) -> list[SeatSummary]:
     rows = []
     marks = list(marks)
     for seat in range(n_seats):
-        mine = [m for m in marks if m.seat == seat and not m.forced]
+        own = [m for m in marks if m.seat == seat and not m.stand_in]  # a stand-in's: no grade
+        mine = [m for m in own if not m.forced]
         rows.append(
             SeatSummary(
                 seat,
-                len([m for m in marks if m.seat == seat]),
+                len(own),
                 sum(m.mark == "inaccuracy" for m in mine),
                 sum(m.mark == "mistake" for m in mine),
                 sum(m.mark == "blunder" for m in mine),

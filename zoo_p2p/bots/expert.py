@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from zoo_p2p import defaults
 from zoo_p2p.bots.base import public_position
 from zoo_p2p.bots.hard import policy_playout
 from zoo_p2p.bots.policy import noisy_best, public_odds, scored_moves
@@ -40,7 +41,7 @@ from zoo_p2p.rules import Move, Oracle, Send, State, Variant
 from zoo_p2p.rules.board import N_SQUARES, NEIGHBOURS
 from zoo_p2p.rules.state import CHAR, EMPTY, MUTANT, UNKNOWN
 
-DEFAULT_THINK = 0.8
+DEFAULT_THINK = defaults.THINK  # seconds per move (zoo_p2p.defaults)
 """Seconds per move when neither ``think`` nor ``work`` is given."""
 
 WORK_PER_SECOND = 50_000

@@ -15,11 +15,12 @@ import random
 import time
 from collections.abc import Callable
 
+from zoo_p2p import defaults
 from zoo_p2p.bots.base import public_position
 from zoo_p2p.bots.policy import noisy_best, public_odds, scored_moves
 from zoo_p2p.rules import Move, State
 
-DEFAULT_THINK = 0.8
+DEFAULT_THINK = defaults.THINK  # seconds per move (zoo_p2p.defaults)
 """Seconds per move when ``think`` is not given (the budget is 1 s on one core)."""
 
 WORK_PER_SECOND = 55_000

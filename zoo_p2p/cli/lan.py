@@ -3,28 +3,43 @@ picking a game found on the LAN, and the router's port mapping. The commands cal
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
 import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from zoo_p2p.errors import ZooError
-from zoo_p2p.net.discovery import interface_addresses, local_networks
+from zoo_p2p.net.discovery import (
+    Announcer,
+    BrowseState,
+    DiscoveryError,
+    LiveBrowse,
+    browse,
+    interface_addresses,
+    local_networks,
+)
+from zoo_p2p.net.invite import MAX_ADDRESSES, Invite, InviteError, format_address
+from zoo_p2p.net.links import MeshSetup as MeshSetup  # (where the CLI has it from)
+from zoo_p2p.net.mesh import FixedEndpoints, free_port
+from zoo_p2p.net.portmap import (
+    JOIN_DISCOVER_MS,
+    BackgroundMapping,
+    MappingError,
+    PortMapper,
+    advice,
+)
 from zoo_p2p.text import HINTS_ADVERT, must_prove, shown
 
 if TYPE_CHECKING:
-    from zoo_p2p.net.discovery import Advert, Announcer
-    from zoo_p2p.net.invite import Invite
-    from zoo_p2p.net.peer import Host, Joiner, Link
-    from zoo_p2p.net.portmap import BackgroundMapping, PortMapper
+    from zoo_p2p.net.discovery import Advert
+    from zoo_p2p.net.peer import Host, Link
     from zoo_p2p.tui.pick import Found
 
 WILDCARDS = ("0.0.0.0", "*", "::", "[::]")
@@ -103,8 +118,6 @@ def print_invite(console: Console, invite: Invite, *, qr: bool = False) -> None:
 
 def say_listening(console: Console, listening: list[tuple[str, int]]) -> None:
     """One line: the addresses the host listens on."""
-    from zoo_p2p.net.invite import format_address
-
     where = ", ".join(format_address(a) for a in listening)
     console.print(Text(f"listening on {where}"))
 
@@ -120,8 +133,6 @@ def start_announcer(
     hints: bool = False,
 ) -> Announcer | None:
     """Advertise the game on the LAN interfaces the invite names (never on loopback alone)."""
-    from zoo_p2p.net.discovery import Announcer
-
     v4 = [
         h
         for h, _ in invite.addresses
@@ -144,8 +155,6 @@ def _is_ip(h: str) -> bool:
 
 def pick_game(console: Console, seconds: float, *, interactive: bool | None = None) -> Invite:
     """Browse the LAN for `seconds`, list the games, return the invite of the one picked."""
-    from zoo_p2p.net.discovery import DiscoveryError, browse
-
     if interactive is None:
         interactive = sys.stdin.isatty()
     console.print(Text(f"looking for games on the local network ({seconds:g} s)…"))
@@ -188,7 +197,6 @@ def lan_source(report: Callable[[Found], None]) -> Callable[[], None]:
     """The full-screen picker's browse: `zoo_p2p.net.discovery.LiveBrowse` in its own threads,
     each change handed to `report` as plain records (`zoo_p2p.tui.pick.Found`); returns the
     bounded stop (about 1 s at worst)."""
-    from zoo_p2p.net.discovery import BrowseState, LiveBrowse
     from zoo_p2p.tui.pick import Found, LanGame
 
     def tell(state: BrowseState) -> None:
@@ -211,8 +219,6 @@ def lan_source(report: Callable[[Found], None]) -> Callable[[], None]:
 
 def invite_problem(text: str) -> str | None:
     """Why `text` is not an invite, or None when it is one."""
-    from zoo_p2p.net.invite import Invite, InviteError
-
     try:
         Invite.parse(text)
     except InviteError as exc:
@@ -222,8 +228,6 @@ def invite_problem(text: str) -> str | None:
 
 def paste_invite(console: Console) -> Invite:
     """Read an invite pasted at the terminal, over as many lines as it takes (Enter alone: quit)."""
-    from zoo_p2p.net.invite import Invite, InviteError
-
     console.print(Text("paste the invite the host gave you (an empty line to give up):"))
     got = ""
     while True:
@@ -289,8 +293,6 @@ def map_port(
 ) -> tuple[PortMapper | None, tuple[str, int] | None]:
     """Ask the router to forward `port`; returns the mapper (to close) and the external address
     for the invite, or (None, None) after printing why it failed and what to do instead."""
-    from zoo_p2p.net.portmap import MappingError, PortMapper, advice
-
     console.print(Text("asking the router to forward the port (UPnP)…"))
     pm = PortMapper(port)
     t0 = time.monotonic()
@@ -299,17 +301,22 @@ def map_port(
     except MappingError as exc:
         lan = pm.lan_ip or next((h for h in lan_hosts if ":" not in h), None)
         console.print(
-            Text(f"could not map port {port} on the router: {shown(str(exc), 200)}", style="yellow")
+            Text(
+                f"no port mapping: could not map port {port} on the router: {shown(str(exc), 200)}",
+                style="yellow",
+            )
         )
         console.print(Text("players outside this network cannot reach you; instead:"))
         for line in advice(port, lan):
-            # prose wraps at word boundaries to the terminal's width; a command to copy (indented)
-            # stays one line, whatever the width
-            console.print(Text(line), soft_wrap=line.startswith("    "))
+            # prose wraps at word boundaries to the terminal's width (or the console's own way:
+            # the app's messages console soft-wraps, its panel wraps); a command to copy
+            # (indented) stays one line, whatever the width
+            console.print(Text(line), soft_wrap=True if line.startswith("    ") else None)
         return None, None
     console.print(
         Text(
-            f"router forwards {m.external_ip}:{m.external_port} to {m.lan_ip}:{m.port} "
+            f"router forwards {shown(m.external_ip, 46)}:{m.external_port} to "
+            f"{shown(m.lan_ip, 46)}:{m.port} "
             f"({time.monotonic() - t0:.1f} s; lease "
             f"{'permanent' if not m.lease else f'{m.lease} s, renewed'}; removed at the end)"
         )
@@ -317,20 +324,18 @@ def map_port(
     if private_only([m.external_ip]):
         console.print(
             Text(
-                f"the router's own external address {m.external_ip} is private: another NAT "
-                "(your provider's) sits beyond it, so the mapping may not be reachable",
+                f"the router's own external address {shown(m.external_ip, 46)} is private: "
+                "another NAT (your provider's) sits beyond it, so the mapping may not be reachable",
                 style="yellow",
             )
         )
     return pm, (m.external_ip, m.external_port)
 
 
-def _map_host_mesh(console: Console, host: Host, mapper: PortMapper) -> None:
+def _map_host_mesh(console: Console, mapper: PortMapper) -> MeshSetup | None:
     """The host's direct-link publisher gets a port of its own: map it on the same router, so
-    the host's card carries the external endpoint too (TRANSPORT.md §10.2)."""
-    from zoo_p2p.net.mesh import FixedEndpoints, free_port
-    from zoo_p2p.net.portmap import MappingError
-
+    the host's card carries the external endpoint too (TRANSPORT.md §10.2). Returns how the
+    host's publisher is then reached (`zoo_p2p.cli.hosting` sets it), None if it cannot be."""
     try:
         port = free_port("0.0.0.0")
         m = mapper.add(port)
@@ -342,21 +347,21 @@ def _map_host_mesh(console: Console, host: Host, mapper: PortMapper) -> None:
                 style="yellow",
             )
         )
-        return
-    host.mesh_port = port
-    host.mesh_more = FixedEndpoints(((m.external_ip, m.external_port),))
+        return None
     console.print(
-        Text(f"router forwards {m.external_ip}:{m.external_port} to our direct links ({port})")
+        Text(
+            f"router forwards {shown(m.external_ip, 46)}:{m.external_port} to our direct links "
+            f"({port})"
+        )
     )
+    return MeshSetup(port=port, more=FixedEndpoints(((m.external_ip, m.external_port),)))
 
 
-def map_mesh_port(console: Console, joiner: Joiner, invite: Invite) -> BackgroundMapping | None:
+def map_mesh_port(console: Console, invite: Invite) -> tuple[MeshSetup, BackgroundMapping] | None:
     """`zoo join --upnp`: pick our direct-link port now and ask the router to forward it in the
     background (joining never waits for it); our card gains the mapped endpoint when the router
-    answers (within the mapper's bound). Returns the mapping, to close at the end."""
-    from zoo_p2p.net.mesh import free_port
-    from zoo_p2p.net.portmap import JOIN_DISCOVER_MS, BackgroundMapping
-
+    answers (within the mapper's bound). Returns what the joiner is built with, and the
+    mapping to close at the end."""
     v6 = all(":" in h for h, _ in invite.addresses)
     try:
         port = free_port("::" if v6 else "0.0.0.0")
@@ -373,9 +378,7 @@ def map_mesh_port(console: Console, joiner: Joiner, invite: Invite) -> Backgroun
         Text(f"asking the router to forward our direct-link port {port} (UPnP, in the background)…")
     )
     mapping = BackgroundMapping(port, discover_ms=JOIN_DISCOVER_MS)
-    joiner.mesh_port = port
-    joiner.mesh_more = mapping
-    return mapping
+    return MeshSetup(port=port, more=mapping), mapping
 
 
 def say_links(console: Console, link: Link) -> None:
@@ -392,26 +395,21 @@ def say_links(console: Console, link: Link) -> None:
 
 
 # ----- the host's side, in one place ----------------------------------------------------------
-class LanDriver:
-    """Wraps a front-end driver: keeps the LAN advert's seat count current and withdraws the
-    advert when the game starts (everything else goes to the wrapped driver)."""
+class LanAdvert:
+    """The LAN advert of a hosted table, following its lobby: the host is given it as
+    `HostOptions.lobby` (a `zoo_p2p.driver.LobbyListener`); `set_up_host` starts the advert.
+    The seat count stays current, and the advert is withdrawn once the table is full."""
 
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
+    def __init__(self) -> None:
         self.announcer: Announcer | None = None
         self.unannouncing: threading.Thread | None = None  # the advert being withdrawn
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def on_lobby(self, seats: Any, *args: Any, **kw: Any) -> None:
-        """Count the seats taken in the advert, then let the front-end show the lobby."""
+    def lobby_changed(self, taken: int, need: int) -> None:
+        """Count the seats taken in the advert."""
         if self.announcer is not None:
-            with contextlib.suppress(TypeError):
-                self.announcer.update(len(seats))
-        self.inner.on_lobby(seats, *args, **kw)
+            self.announcer.update(taken)
 
-    def on_started(self, *args: Any, **kw: Any) -> None:
+    def game_started(self) -> None:
         """The table is full: nobody else can join, so stop advertising (in the background)."""
         if self.announcer is not None:
             ann, self.announcer = self.announcer, None
@@ -419,25 +417,31 @@ class LanDriver:
                 target=ann.close, name="zoo-unannounce", daemon=True
             )
             self.unannouncing.start()
-        self.inner.on_started(*args, **kw)
+
+    def close(self) -> None:
+        """Withdraw the advert now if it is still up; let a withdrawal under way finish
+        (bounded)."""
+        if self.announcer is not None:
+            self.announcer.close()
+            self.announcer = None
+        if self.unannouncing is not None:
+            self.unannouncing.join(5)  # a short game: let the goodbye go out (bounded)
+            self.unannouncing = None
 
 
 @dataclass
 class Reach:
     """What the host set up to be reached: the advert and the port mapping, to undo at the end."""
 
-    driver: LanDriver | None = None
+    advert: LanAdvert | None = None
     mapper: PortMapper | None = None
     invite: Invite | None = None
+    mesh: MeshSetup | None = None  # the host's direct-link port mapped too (--upnp)
 
     def close(self) -> None:
         """Withdraw the advert and remove the port mapping (each bounded)."""
-        if self.driver is not None and self.driver.announcer is not None:
-            self.driver.announcer.close()
-            self.driver.announcer = None
-        if self.driver is not None and self.driver.unannouncing is not None:
-            self.driver.unannouncing.join(5)  # a short game: let the goodbye go out (bounded)
-            self.driver.unannouncing = None
+        if self.advert is not None:
+            self.advert.close()
         if self.mapper is not None:
             self.mapper.close()
             self.mapper = None
@@ -445,10 +449,10 @@ class Reach:
 
 def set_up_host(
     console: Console,
-    host: Any,
+    host: Host,
     plan: ListenPlan,
     *,
-    driver: LanDriver | None,
+    advert: LanAdvert | None,
     name: str,
     players: int,
     variant: str,
@@ -458,45 +462,42 @@ def set_up_host(
     hints: bool = False,
     show_invite: bool = True,
 ) -> Reach:
-    """After the host socket is bound: say where it listens, map the port if asked, put every
-    address in the invite, print it (lines, maybe QR; not when ``show_invite`` is false: every
-    other seat is one of our own bots) and announce it on the LAN."""
-    from zoo_p2p.net.invite import MAX_ADDRESSES
-
-    reach = Reach(driver=driver)
-    port = int(host.port)
+    """After the host socket is bound (its invite names every address of `plan.advertise` it
+    could listen on): say where it listens, map the port if asked and add the mapped address
+    to the invite, print it (lines, maybe QR; not when ``show_invite`` is false: every other
+    seat is one of our own bots) and announce it on the LAN."""
+    reach = Reach(advert=advert)
+    port = host.port
     for note in plan.notes:
         console.print(Text(note, style="yellow"))
-    listening = list(getattr(host, "listening", [(plan.bind, port)]))
+    listening = list(host.listening)
     say_listening(console, listening)
-    failed = dict(getattr(host, "not_listening", []))
+    failed = dict(host.not_listening)
     for h, why in failed.items():
         console.print(Text(f"cannot listen on {h} ({shown(why, 80)}); left out", style="yellow"))
-    addrs: list[tuple[str, int]] = [(h, port) for h in plan.advertise if h not in failed]
-    if not addrs:
-        addrs = [("127.0.0.1", port)]
+    addrs = list(host.invite.addresses)
     if upnp:
         reach.mapper, mapped = map_port(console, port, plan.advertise)
-        if mapped is not None and mapped not in addrs:
-            addrs.append(mapped)
+        if mapped is not None and mapped not in addrs and len(addrs) < MAX_ADDRESSES:
+            addrs.append(mapped)  # (only known once our port is bound and mapped)
+            host.invite = host.invite.with_addresses(addrs)
         if reach.mapper is not None:
-            _map_host_mesh(console, host, reach.mapper)
+            reach.mesh = _map_host_mesh(console, reach.mapper)
     elif private_only(plan.advertise) and any(
         not ipaddress.ip_address(h).is_loopback for h in plan.advertise if _is_ip(h)
     ):
         console.print(
             Text(
                 "your addresses are private: players on other networks cannot reach them "
-                "(see --upnp, or README 'Finding each other')",
+                "(see --upnp, or docs/NETWORK.md)",
                 style="dim",
             )
         )
-    host.invite = host.invite.with_addresses(addrs[:MAX_ADDRESSES])
     reach.invite = host.invite
     if show_invite or qr:
         print_invite(console, host.invite, qr=qr)
-    if announce and driver is not None:
-        driver.announcer = start_announcer(
+    if announce and advert is not None:
+        advert.announcer = start_announcer(
             console, host.invite, name=name, seats=players, variant=variant, hints=hints
         )
     return reach

@@ -6,11 +6,12 @@ import random
 import secrets
 from collections.abc import Callable
 
-import typer
 from rich.console import Console
 from rich.text import Text
 
+from zoo_p2p.bots import make_bot
 from zoo_p2p.bots.analysis import hint_refusal
+from zoo_p2p.cli import exits
 from zoo_p2p.cli.plain import (
     HELP,
     QUIT_CONFIRM,
@@ -26,7 +27,7 @@ from zoo_p2p.cli.render import (
     render_scores,
     seat_label,
 )
-from zoo_p2p.errors import NotationError
+from zoo_p2p.errors import NotationError, UsageError
 from zoo_p2p.rules import KnownDeal, Move, State, Team, Variant
 
 Chooser = Callable[[State], Move]
@@ -38,7 +39,7 @@ def parse_variant(text: str) -> Variant:
     for v in Variant:
         if v.value == t or v.value[0] == t:
             return v
-    raise typer.BadParameter(f"unknown variant {text!r}: use standard or general")
+    raise UsageError(f"unknown variant {text!r}: use standard or general")
 
 
 def assign_teams(n: int, mine: str | None) -> list[Team]:
@@ -48,7 +49,7 @@ def assign_teams(n: int, mine: str | None) -> list[Team]:
         try:
             first = Team.parse(mine)
         except NotationError as e:
-            raise typer.BadParameter(str(e)) from None
+            raise UsageError(str(e)) from None
         teams.remove(first)
         teams.insert(0, first)
     return teams[:n]
@@ -78,7 +79,7 @@ def human_chooser(
             except EOFError:
                 console.print()
                 console.print("You left the game (end of input).")
-                raise typer.Exit(1) from None
+                exits.end(1)
             cmd = read_line(text, state)
             if cmd.kind == "quit":
                 try:
@@ -87,7 +88,7 @@ def human_chooser(
                     answer = "y"
                 if answer.strip().lower() in ("y", "yes", *QUIT_WORDS):
                     console.print("You left the game.")
-                    raise typer.Exit(1)
+                    exits.end(1)
                 console.print("staying in the game")
             elif cmd.kind == "hint":
                 console.print(hint_text(state))
@@ -132,13 +133,11 @@ def play_local(
 ) -> State | None:
     """Play one local game in the terminal: the full-screen app unless `plain` (or not a
     terminal), else the line mode; print the final breakdown."""
-    from zoo_p2p.bots import make_bot
-
     var = parse_variant(variant)
     humans = hotseat or 1
     n = humans + bots
     if not 2 <= n <= 4:
-        raise typer.BadParameter("a game has 2 to 4 players")
+        raise UsageError("a game has 2 to 4 players")
     teams = assign_teams(n, team)
     if not plain:
         from zoo_p2p.tui.run import local_table, run_table
@@ -148,7 +147,7 @@ def play_local(
         )
         code = run_table(table)
         if code:
-            raise typer.Exit(code)
+            exits.end(code)
         return None
     console = console or Console(highlight=False)
     rng = random.Random(seed if seed is not None else secrets.randbits(64))

@@ -1,46 +1,33 @@
-"""The typer commands ``zoo host``, ``zoo join``, ``zoo bot``, ``zoo resume`` and the networked
-``zoo play``: options in, a driver chosen, a runner of `zoo_p2p.cli.runners` called.
+"""``zoo host``, ``zoo join``, ``zoo bot``, ``zoo resume`` and the networked ``zoo play``: the
+options `zoo_p2p.cli.app` parsed, a driver chosen for our seat, a runner of
+`zoo_p2p.cli.runners` called. No typer here: a command ends through `zoo_p2p.cli.exits`.
 
-The network stack is imported only when a command runs, so that ``zoo --help`` stays fast.
+Imported only when one of these commands runs (`zoo_p2p.cli.app`), so ``zoo --help`` stays fast.
 """
 
 import contextlib
+import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import NoReturn
 
-import typer
 from rich.console import Console
 from rich.text import Text
 
-from zoo_p2p.cli import options as o
-from zoo_p2p.errors import UsageError, ZooError
+from zoo_p2p import defaults, storage
+from zoo_p2p.cli import exits, lan, runners, screen
+from zoo_p2p.cli.botdriver import BotDriver
+from zoo_p2p.cli.plain import PlainDriver, SayHandler
+from zoo_p2p.cli.runners import HostPlan
+from zoo_p2p.cli.tor import tor_plan
+from zoo_p2p.driver import Driver
+from zoo_p2p.errors import FileError, UsageError, ZooError
+from zoo_p2p.rules import Variant
 from zoo_p2p.text import shown
 
-if TYPE_CHECKING:
-    from zoo_p2p.cli.runners import HostPlan
-    from zoo_p2p.driver import Driver
-
-Start = Callable[["Driver", Console], int]
-
-
-def use_plain(plain: bool) -> bool:
-    """The line mode when asked for, or when stdout or stdin is not a terminal."""
-    return plain or not (sys.stdout.isatty() and sys.stdin.isatty())
-
-
-def tui_entry(name: str) -> Callable[..., int] | None:
-    """`zoo_p2p.tui.run.<name>` when the full-screen app provides it (and textual imports)."""
-    import importlib
-
-    try:
-        module = importlib.import_module("zoo_p2p.tui.run")
-    except ImportError:
-        return None
-    fn = getattr(module, name, None)
-    return fn if callable(fn) else None
+Start = Callable[[Driver, Console], int]
 
 
 def run_human(plain: bool, console: Console, start: Start, *, networked: bool = True) -> int:
@@ -51,15 +38,11 @@ def run_human(plain: bool, console: Console, start: Start, *, networked: bool = 
     The app (``zoo_p2p.tui.run.run_network(start)``) runs `start(driver, console)` in a worker
     thread with its own driver and a console that writes into its message area.
     """
-    if not use_plain(plain):
-        run_network = tui_entry("run_network")
+    if not screen.use_plain(plain):
+        run_network = screen.tui_entry("run_network")
         if run_network is not None:
             code: int = run_network(start, networked=networked)
             return code
-    import logging
-
-    from zoo_p2p.cli.plain import PlainDriver, SayHandler
-
     driver = PlainDriver(console, networked=networked)
     if sys.stderr.isatty() and sys.stdout.isatty():  # one terminal: logs go through the driver
         root = logging.getLogger()
@@ -72,10 +55,8 @@ def run_human(plain: bool, console: Console, start: Start, *, networked: bool = 
 
 def bot_driver(
     level: str, console: Console, *, seed: int | None, delay: float, think: float | None
-) -> "Driver":
+) -> Driver:
     """A bot of `level` at our seat."""
-    from zoo_p2p.cli.botdriver import BotDriver
-
     return BotDriver(level, seed=seed, delay=delay, think=think, console=console)
 
 
@@ -112,8 +93,6 @@ def run_seat(
 
 def setup_logging(verbose: bool, quiet: bool) -> None:
     """Transport logs on stderr: warnings by default, everything with -v, errors with -q."""
-    import logging
-
     level = logging.INFO if verbose else logging.ERROR if quiet else logging.WARNING
     logging.basicConfig(
         level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
@@ -123,12 +102,11 @@ def setup_logging(verbose: bool, quiet: bool) -> None:
 @contextlib.contextmanager
 def holding_log(log: Path | None, command: str) -> Iterator[None]:
     """Hold the lock of `log` while `command` runs (``zoo host``): its log, sidecar and bots'
-    folder are this process's alone. Another live process holding it: one red line, exit 1."""
+    folder are this process's alone. Another live process holding it, or a lock or log that
+    cannot be (a directory, a FIFO, a link, a path through a file): one red line, exit 1."""
     if log is None:  # a default log path: named after the game, nobody else's
         yield
         return
-    from zoo_p2p import storage
-
     try:
         lock = storage.lock_log(log, command)
     except storage.LogInUse as exc:
@@ -136,33 +114,26 @@ def holding_log(log: Path | None, command: str) -> Iterator[None]:
         Console(stderr=True, highlight=False).print(
             Text(f"{shown(str(exc), 500)}: wait for it to end{advice}", style="red")
         )
-        raise typer.Exit(1) from None
+        exits.end(1)
+    except FileError as exc:
+        Console(stderr=True, highlight=False).print(
+            Text(shown(str(exc), 500), style="red"),
+            soft_wrap=True,  # one line: a path to copy
+        )
+        exits.end(1)
     with lock:
         yield
 
 
 def exit_with(run: Callable[[], int]) -> NoReturn:
-    """Run a command body and exit with its code: usage errors exit 2, our own errors are one
-    red line and exit 1, Ctrl-C exits 130."""
+    """Run a command body and exit with its code; an error it raises ends it as every command
+    ends on one (`zoo_p2p.cli.exits.fail`: usage errors 2, our own errors one red line and 1,
+    Ctrl-C 130)."""
     try:
         code = run()
-    except UsageError as exc:
-        raise typer.BadParameter(str(exc)) from None
-    except ZooError as exc:
-        from rich.text import Text
-
-        from zoo_p2p.text import shown
-
-        Console(stderr=True, highlight=False).print(Text(shown(str(exc), 500), style="red"))
-        raise typer.Exit(1) from None
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
-    raise typer.Exit(code)
-
-
-# PROTOCOL.md §10.1 defaults (zoo_p2p.protocol.liveness; not imported: `zoo --help` stays light)
-DEFAULT_MOVE_TIME = 300
-DEFAULT_REVEAL_TIME = 15
+    except (ZooError, KeyboardInterrupt) as exc:
+        exits.fail(exc)
+    exits.end(code)
 
 
 def team_index(team: str | None) -> int | None:
@@ -170,70 +141,55 @@ def team_index(team: str | None) -> int | None:
     return None if team is None else ("yellow", "blue", "green", "red").index(team)
 
 
-def host_cmd(
-    players: o.Players = None,
-    bots: Annotated[
-        int,
-        typer.Option(
-            "--bots",
-            min=0,
-            max=4,
-            metavar="N",
-            help="How many seats bots play here (all of them: a headless bot game).",
-        ),
-    ] = 0,
-    level: o.Level = "greedy",
-    think: o.Think = None,
-    variant: o.VariantOpt = "standard",
-    first: Annotated[
-        str, typer.Option(metavar="SEAT", help="First player: 'random' (fair draw) or a seat 1-4.")
-    ] = "random",
-    port: o.Port = 0,
-    bind: o.HostBind = None,
-    address: Annotated[
-        str | None,
-        typer.Option(metavar="ADDR", help="Address(es) written in the invite, comma-separated."),
-    ] = None,
-    log: o.LogOpt = None,
-    name: o.Name = "host",
-    team: o.TeamOpt = None,
-    invite_file: Annotated[
-        Path | None, typer.Option(metavar="PATH", help="Also write the invite here.")
-    ] = None,
-    curve: Annotated[bool, typer.Option(help="Encrypt with CURVE (default on).")] = True,
-    identity: o.Identity = None,
-    give_up: o.GiveUp = None,
-    delay: o.Delay = 0.0,
-    announce: o.Announce = True,
-    upnp: o.Upnp = False,
-    qr: o.Qr = False,
-    move_time: o.MoveTime = DEFAULT_MOVE_TIME,
-    reveal_time: o.RevealTime = DEFAULT_REVEAL_TIME,
-    hints: Annotated[
-        bool,
-        typer.Option(
-            "--hints",
-            help="Allow hints at this table: written in the genesis, every seat may ask the "
-            "expert (x); joiners are told before they take a seat.",
-        ),
-    ] = False,
-    quiet: o.Quiet = False,
-    verbose: o.Verbose = False,
-    plain: o.Plain = False,
-    players_n: Annotated[int | None, typer.Option("-n", min=2, max=4, hidden=True)] = None,
-    bot: Annotated[str | None, typer.Option("--bot", hidden=True, callback=o.check_level)] = None,
+def host(
+    *,
+    players: int | None,
+    bots: int,
+    level: str,
+    think: float | None,
+    variant: str,
+    first: str,
+    port: int,
+    bind: str | None,
+    address: str | None,
+    log: Path | None,
+    name: str,
+    team: str | None,
+    invite_file: Path | None,
+    curve: bool,
+    identity: Path | None,
+    give_up: float | None,
+    delay: float,
+    announce: bool,
+    upnp: bool,
+    qr: bool,
+    move_time: int,
+    reveal_time: int,
+    hints: bool,
+    spectators: int,
+    tor: bool,
+    tor_control: str | None,
+    quiet: bool,
+    verbose: bool,
+    plain: bool,
+    bot: str | None,
+    on_leave: str | None = None,
 ) -> None:
-    """Host a game: print an invite, wait for the players, play, save the log."""
+    """Host a game: print an invite, wait for the players, play, save the log.
+
+    `on_leave` (PROTOCOL.md §10.7.1): play-on or end; None for the default (play-on at 3–4
+    seats)."""
     setup_logging(verbose, quiet)
-    seats = players or players_n or 2
+    seats = players or 2
     own_bot = bot is not None or bots >= seats
     if bots > seats:
-        raise typer.BadParameter(f"--bots {bots} is more than the {seats} seats")
+        raise UsageError(f"--bots {bots} is more than the {seats} seats")
     first_seat = None if first == "random" else _seat_number(first, seats)
+    if on_leave is not None and on_leave not in ("play-on", "end"):
+        raise UsageError(f"--on-leave is play-on or end, not {on_leave!r}")
+    if on_leave == "play-on" and seats < 3:
+        raise UsageError("--on-leave play-on needs 3 or 4 seats (2 seats always end)")
     console = console_for(quiet)
-    from zoo_p2p.cli.runners import HostPlan  # the command runs: the network stack is needed
-    from zoo_p2p.rules import Variant
-
     plan = HostPlan(
         players=seats,
         variant=Variant(variant),
@@ -258,6 +214,9 @@ def host_cmd(
         move_time=move_time,
         reveal_time=reveal_time,
         hints=hints,
+        on_leave=on_leave,
+        spectators=spectators,
+        tor=tor_plan(tor, control=tor_control),
     )
     own_level = (bot or level) if own_bot else None
     with holding_log(log, "zoo host"):
@@ -270,50 +229,43 @@ def _seat_number(text: str, seats: int) -> int:
     except ValueError:
         n = 0
     if not 1 <= n <= seats:
-        raise typer.BadParameter(f"--first: 'random' or a seat number 1-{seats}, not {text!r}")
+        raise UsageError(f"--first: 'random' or a seat number 1-{seats}, not {text!r}")
     return n - 1
 
 
-def host_start(plan: "HostPlan") -> Start:
+def host_start(plan: HostPlan) -> Start:
     """How `zoo host` and the networked `zoo play` start: host the game `plan` describes, with
     whatever driver plays our seat."""
 
-    def start(driver: "Driver", console: Console) -> int:
-        from zoo_p2p.cli.runners import run_host
-
-        return run_host(plan, driver, console)
+    def start(driver: Driver, console: Console) -> int:
+        return runners.run_host(plan, driver, console)
 
     return start
 
 
-def join_cmd(
-    invite: o.MaybeInvite = None,
-    name: o.Name = "player",
-    team: o.TeamOpt = None,
-    log: o.LogOpt = None,
-    identity: o.Identity = None,
-    give_up: o.GiveUp = None,
-    upnp: o.Upnp = False,
-    no_hints: Annotated[
-        bool,
-        typer.Option(
-            "--no-hints",
-            help="Refuse a table that allows hints (the expert's advice for every seat): "
-            "leave before taking a seat.",
-        ),
-    ] = False,
-    quiet: o.Quiet = False,
-    verbose: o.Verbose = False,
-    plain: o.Plain = False,
+def join(
+    *,
+    invite: str | None,
+    name: str,
+    team: str | None,
+    log: Path | None,
+    identity: Path | None,
+    give_up: float | None,
+    upnp: bool,
+    no_hints: bool,
+    tor: bool,
+    tor_socks: str | None,
+    quiet: bool,
+    verbose: bool,
+    plain: bool,
+    spectators: int = 0,
 ) -> None:
     """Join a game from its invite and play at this terminal."""
     console = command_console(verbose, quiet)
 
     def start_with(chosen: str | None) -> Start:
-        def start(driver: "Driver", con: Console) -> int:
-            from zoo_p2p.cli.runners import run_join
-
-            return run_join(
+        def start(driver: Driver, con: Console) -> int:
+            return runners.run_join(
                 chosen,
                 name=name,
                 team=team_index(team),
@@ -325,19 +277,19 @@ def join_cmd(
                 ephemeral=False,
                 upnp=upnp,
                 refuse_hints=no_hints,
+                tor=tor_plan(tor, socks=tor_socks),
+                spectators=spectators,
             )
 
         return start
 
     if invite is not None:  # a usage error before anything opens, full screen or not
-        from zoo_p2p.cli import lan
-
         problem = lan.invite_problem(invite)
         if problem is not None:
-            raise typer.BadParameter(problem, param_hint="'INVITE'")
+            raise UsageError(problem, param="'INVITE'")
     with holding_log(log, "zoo join"):
-        if invite is None and not use_plain(plain):
-            pick = tui_entry("run_join_picked")
+        if invite is None and not screen.use_plain(plain):
+            pick = screen.tui_entry("run_join_picked")
             if pick is not None:  # the games found on the LAN are listed in the app (issue 11)
                 exit_with(lambda: pick_and_join(console, pick, start_with))
         run_seat(start_with(invite), console, plain=plain)
@@ -348,51 +300,34 @@ def pick_and_join(
 ) -> int:
     """The app lists the games on the LAN live (browsed in the background); the one picked is
     joined."""
-    from zoo_p2p.cli import lan
-
     code: int = pick(lan.lan_source, start_with, check=lan.invite_problem)
     return code
 
 
-def bot_cmd(
-    invite: o.MaybeInvite = None,
-    level: o.Level = "greedy",
-    think: o.Think = None,
-    name: Annotated[
-        str | None, typer.Option(metavar="NAME", help="The bot's name at the table.")
-    ] = None,
-    team: Annotated[
-        str | None,
-        typer.Option(
-            "--team",
-            callback=o.check_team,
-            metavar="TEAM",
-            help="The bot's team: yellow, blue, green or red.",
-        ),
-    ] = None,
-    log: o.LogOpt = None,
-    identity: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="PATH",
-            help="Key file (created if missing; with it the bot's game can be resumed); "
-            "default: a fresh key for this run only.",
-        ),
-    ] = None,
-    seed: o.Seed = None,
-    delay: o.Delay = 0.0,
-    give_up: o.GiveUp = None,
-    upnp: o.Upnp = False,
-    quiet: o.Quiet = False,
-    verbose: o.Verbose = False,
+def bot(
+    *,
+    invite: str | None,
+    level: str,
+    think: float | None,
+    name: str | None,
+    team: str | None,
+    log: Path | None,
+    identity: Path | None,
+    seed: int | None,
+    delay: float,
+    give_up: float | None,
+    upnp: bool,
+    tor: bool,
+    tor_socks: str | None,
+    quiet: bool,
+    verbose: bool,
+    spectators: int = 0,
 ) -> None:
     """Join a game as a bot peer (its own key, over the network)."""
     console = command_console(verbose, quiet)
 
     def body() -> int:
-        from zoo_p2p.cli.runners import run_join
-
-        return run_join(
+        return runners.run_join(
             invite,
             name=name or f"{level} bot",
             team=team_index(team),
@@ -403,54 +338,35 @@ def bot_cmd(
             console=console,
             ephemeral=True,
             upnp=upnp,
+            tor=tor_plan(tor, socks=tor_socks),
+            bot_level=level,
+            spectators=spectators,
         )
 
-    exit_with(body)
+    with holding_log(log, "zoo bot"):  # one process per seat: a bot's log is its alone too
+        exit_with(body)
 
 
-def resume_cmd(
-    log: Annotated[
-        Path,
-        typer.Argument(
-            metavar="LOG",
-            help="The log of the unfinished game.",
-            exists=True,  # a wrong path is a usage error, said before anything starts
-            dir_okay=False,
-        ),
-    ],
-    invite: Annotated[
-        str | None, typer.Option(metavar="INVITE", help="Invite, if not stored beside the log.")
-    ] = None,
-    port: Annotated[
-        int | None,
-        typer.Option(min=0, max=65535, metavar="N", help="Host: port to listen on again."),
-    ] = None,
-    bind: Annotated[
-        str | None, typer.Option(metavar="ADDR", help="Host: address to listen on.")
-    ] = None,
-    level: Annotated[
-        str | None,
-        typer.Option(
-            "--level",
-            callback=o.check_level,
-            metavar="LEVEL",
-            help="Let a bot of this level play our seat: random, greedy, hard or expert.",
-        ),
-    ] = None,
-    bot: Annotated[str | None, typer.Option("--bot", hidden=True, callback=o.check_level)] = None,
-    identity: o.Identity = None,
-    give_up: o.GiveUp = None,
-    quiet: o.Quiet = False,
-    verbose: o.Verbose = False,
-    plain: o.Plain = False,
+def resume(
+    *,
+    log: Path,
+    invite: str | None,
+    port: int | None,
+    bind: str | None,
+    level: str | None,
+    identity: Path | None,
+    give_up: float | None,
+    quiet: bool,
+    verbose: bool,
+    plain: bool,
+    tor: bool = False,
+    tor_socks: str | None = None,
 ) -> None:
     """Continue an unfinished game from its log, as host or joiner, once all seats are back."""
     console = command_console(verbose, quiet)
 
-    def start(driver: "Driver", con: Console) -> int:
-        from zoo_p2p.cli.runners import run_resume
-
-        return run_resume(
+    def start(driver: Driver, con: Console) -> int:
+        return runners.run_resume(
             log,
             invite_text=invite,
             port=port,
@@ -459,10 +375,12 @@ def resume_cmd(
             give_up=give_up,
             driver=driver,
             console=con,
+            bot_level=level,
+            tor=tor_plan(tor, socks=tor_socks),
         )
 
     with holding_log(log, "zoo resume"):
-        run_seat(start, console, plain=plain, bot=level or bot)
+        run_seat(start, console, plain=plain, bot=level)
 
 
 def play_command(
@@ -478,9 +396,6 @@ def play_command(
 ) -> None:
     """You against 1-3 bots, each a real peer process over loopback; the log saved and audited."""
     console = command_console(False, False)
-    from zoo_p2p.cli.runners import HostPlan
-    from zoo_p2p.rules import Variant
-
     plan = HostPlan(
         players=bots + 1,
         variant=Variant(variant),
@@ -498,19 +413,9 @@ def play_command(
         curve=True,
         identity=None,
         give_up=None,
-        bot_delay=float(os.environ.get("ZOO_BOT_DELAY", "0.6")),
+        bot_delay=float(os.environ.get("ZOO_BOT_DELAY", str(defaults.PLAY_BOT_DELAY))),
         hints=True,  # the genesis says so: the log shows it, `zoo resume` keeps hints on
     )
     # every other seat is a bot this command starts: the person may ask the expert for hints
     with holding_log(log, "zoo play"):
         run_seat(host_start(plan), console, plain=plain, networked=False)
-
-
-def register(app: typer.Typer) -> None:
-    """Add the network commands to the ``zoo`` app."""
-    app.command("host", short_help="Host a game: print an invite, wait, play, save the log.")(
-        host_cmd
-    )
-    app.command("join")(join_cmd)
-    app.command("bot")(bot_cmd)
-    app.command("resume", short_help="Go on with an unfinished game from its log.")(resume_cmd)

@@ -14,7 +14,6 @@ import codecs
 import os
 import sys
 import unicodedata
-from typing import NoReturn
 
 ERRORS = "zoo-ascii"
 _LOOKALIKE = {
@@ -108,29 +107,3 @@ def prepare_output() -> None:
             reconfigure(encoding="ascii", errors=ERRORS)
         elif not _is_utf8(getattr(stream, "encoding", None)):
             reconfigure(errors=ERRORS)
-
-
-def fail(exc: BaseException) -> NoReturn:
-    """End the program on an exception that nothing else handled: one line, never a traceback.
-    Our own errors exit 1 (a usage error 2); anything else is named as a bug, exit 1."""
-    from rich.console import Console
-    from rich.text import Text
-
-    from zoo_p2p.errors import UsageError, ZooError
-    from zoo_p2p.text import shown
-
-    err = Console(stderr=True, highlight=False)
-    if isinstance(exc, UsageError):
-        err.print(Text(f"Error: {shown(str(exc), 500)}", style="red"))
-        sys.exit(2)
-    if isinstance(exc, ZooError):
-        err.print(Text(shown(str(exc), 500), style="red"))
-        sys.exit(1)
-    err.print(
-        Text(
-            f"zoo: internal error ({type(exc).__name__}: {shown(str(exc), 300)}); "
-            "run again with ZOO_DEBUG=1 for the details and report it",
-            style="red",
-        )
-    )
-    sys.exit(1)

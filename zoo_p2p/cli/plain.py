@@ -27,12 +27,12 @@ from zoo_p2p.cli.render import (
     render_scores,
     seat_label,
 )
-from zoo_p2p.driver import ClaimQuestion, GameLink, LobbyRow, SeatPresence
+from zoo_p2p.driver import BaseDriver, ClaimQuestion, GameLink, LobbyRow, SeatPresence
 from zoo_p2p.errors import IllegalMoveError, LocalProtocolError, NotationError
 from zoo_p2p.protocol.events import CheatDetected, Event
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Move, State, move_name, parse_move
-from zoo_p2p.text import lobby_waiting, seat_word, shown
+from zoo_p2p.text import lobby_waiting, out_note, resigned_note, seat_word, shown
 
 TEAMS = ("yellow", "blue", "green", "red")
 
@@ -137,7 +137,7 @@ def expert_hint(
     return got
 
 
-class ConsoleDriver:
+class ConsoleDriver(BaseDriver):
     """A driver that shows the lobby, presence and notices on a console, and plays nothing."""
 
     def __init__(self, console: Console | None) -> None:
@@ -200,7 +200,7 @@ class ConsoleDriver:
         stalled = [i for i, _ in awaited if i < len(seats) and seats[i].state != "connected"]
         if s is None or self.console is None or (states, stalled) == (self._states, self._stalled):
             return
-        if getattr(s, "ending", None) is not None:  # claimed or resigned: nobody is awaited
+        if s.ending is not None:  # claimed or resigned: nobody is awaited
             return
         self._states, self._stalled = states, stalled
         self._seen |= {i for i, st in enumerate(seats) if st.state == "connected"}
@@ -389,6 +389,8 @@ class PlainDriver(ConsoleDriver):
                         style="bold red",
                     )
                 )
+        for p in s.played_on_in(events):  # a claim that played on (PROTOCOL.md §10.7)
+            self.out(Text(shown(p.describe(s.seats), 300), style="bold yellow"))
         self.refresh(link)
 
     def refresh(self, link: GameLink) -> None:
@@ -422,7 +424,18 @@ class PlainDriver(ConsoleDriver):
             self.out("signing the result with the other peers…")
             return
         if not link.my_turn:
-            self.out(Text(f"{seat_name(s, st.to_move)} to move…", style="dim"))
+            if st.to_move in s.out:  # its stand-in moves by the frozen rule (§10.7.6)
+                self.out(
+                    Text(
+                        f"{seat_name(s, st.to_move)} to move ({out_note(s.out[st.to_move])})…",
+                        style="dim",
+                    )
+                )
+            elif st.to_move in s.resigned:  # 3–4 seats: its stand-in moves (§10.4)
+                note = resigned_note(s.resigned[st.to_move])
+                self.out(Text(f"{seat_name(s, st.to_move)} to move ({note})…", style="dim"))
+            else:
+                self.out(Text(f"{seat_name(s, st.to_move)} to move…", style="dim"))
 
     def on_turn(self, link: GameLink) -> None:
         """Recap the others' moves since ours (when several), then prompt."""
@@ -558,7 +571,7 @@ class PlainDriver(ConsoleDriver):
         if self.confirming:
             self.confirming = False
             if line.strip().lower() in ("y", "yes", *QUIT_WORDS):
-                getattr(link, "resign_and_leave", link.leave)("you left the game")
+                link.resign_and_leave("you left the game")
                 return
             self.out("staying in the game")
             self.prompt(link)

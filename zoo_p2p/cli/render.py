@@ -11,13 +11,14 @@ from rich.text import Text
 
 from zoo_p2p.rules import Card, Move, Send, State, Step, Team, Variant, move_name, square_name
 from zoo_p2p.rules.board import COLUMNS, COPIES_PER_VALUE, SIZE
-from zoo_p2p.text import mutant_words, shown, uncovered, zoo_card_words
+from zoo_p2p.text import mutant_killed, mutant_words, shown, uncovered, zoo_card_words
 
 ZOO_STYLE = {0: "bright_black", 1: "bright_red", 2: "red", 3: "bold red", 4: "bold bright_green"}
 
 LEGEND = (
     "squares: top card, then what lies under it: '3 ?' a 3 over a hidden card, "
-    "'Y5 2' Yellow's 5 on a 2, 'M4' a mutant (it was a 4), '·' empty.\n"
+    "'Y5 2' Yellow's 5 on a 2, 'M4' a mutant (it was a 4: it scores 4 for whoever takes it), "
+    "'·' empty.\n"
     "players: '▶' to move, '*' you; hand: characters left to send; zoo '23 (7)': 23 points "
     "from 7 Zoo cards taken; took: characters taken (M: a mutant)."
 )
@@ -176,7 +177,7 @@ def describe_move(
         whose = "your" if target.seat == me else f"{owner.label}'s"
         line.append_text(team_text(owner, f"{whose} {target.value}"))
     elif target.kind == "mutant":
-        line.append(f" and kill{'' if mine else 's'} the mutant (a {target.value})")
+        line.append(f" and kill{'' if mine else 's'} {mutant_killed(target.value or 0)}")
     lines.append(line)
     u_before, u_after = before.under(dest), after.under(dest)
     if u_before.kind == "unknown" and u_after.kind == "zoo":

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
-import typer
 from rich.console import Console, Group, RenderableType
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
+from zoo_p2p import defaults
 from zoo_p2p.bots.analysis import (
     BLUNDER,
     DEFAULT_WORK,
@@ -23,10 +25,17 @@ from zoo_p2p.bots.analysis import (
     MISTAKE,
     MoveMark,
     analyse_positions,
+    stood_in,
     summary,
 )
+from zoo_p2p.cli import exits, screen
+from zoo_p2p.cli.exportcmd import export_command, view_text_record
+from zoo_p2p.cli.faults import end_faulty, is_text_record, log_fault
 from zoo_p2p.cli.render import describe_move, render_board, render_scores, seat_label
-from zoo_p2p.errors import LogError, RemoteProtocolError
+from zoo_p2p.cli.stepper import step_through
+from zoo_p2p.cli.verify import deal_table
+from zoo_p2p.errors import LogError, RemoteProtocolError, UsageError
+from zoo_p2p.protocol.audit import report_for
 from zoo_p2p.protocol.events import (
     CardRevealed,
     CheatDetected,
@@ -40,13 +49,22 @@ from zoo_p2p.protocol.events import (
     SeedOpened,
     SeedsOpened,
 )
+from zoo_p2p.protocol.liveness import Claimed
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.protocol.walk import Step, walk
 from zoo_p2p.rules import Move, State, move_name
 from zoo_p2p.storage import LogReader
-from zoo_p2p.text import HINTS_ALLOWED_LINE, mutant_words, seat_word, shown, uncovered
+from zoo_p2p.text import (
+    HINTS_ALLOWED_LINE,
+    mutant_words,
+    on_leave_line,
+    seat_word,
+    shown,
+    uncovered,
+)
 
-KEYS = "Enter/n next move · b back one · N or j N: move N · s start · e end · q quit"
+if TYPE_CHECKING:
+    pass
 
 MARK_STYLE = {"inaccuracy": "yellow", "mistake": "bold yellow", "blunder": "bold red"}
 
@@ -66,6 +84,8 @@ class Scene:
     entries: tuple[int, int] = (0, 0)
     """First and last log entry shown by this step."""
     mark: MoveMark | None = None
+    redeal: bool = False
+    """A claim that played on came during this step (§10.7): `r` in the stepper goes to it."""
 
 
 @dataclass
@@ -80,6 +100,8 @@ class Replay:
     positions: list[tuple[State, Move]]
     """The public state before each move, with the move (for the analysis)."""
     marks: list[MoveMark] | None = None
+    stand_ins: set[int] = field(default_factory=set)
+    """The plies a stand-in played (its seat resigned or was claimed out): not graded."""
 
     @property
     def moves(self) -> int:
@@ -132,6 +154,10 @@ def _describe(session: Session, names: list[str], ev: Event) -> Text | None:
         return Text(
             f"CHEAT by {_who(session, names, ev.seat)}: {shown(ev.reason)}", style="bold red"
         )
+    if isinstance(ev, Claimed):  # a claim that plays on (PROTOCOL.md §10.7): the re-deal
+        played = [p for p in session.played_on if (p.seat, p.at) == (ev.seat, ev.at)]
+        if played:
+            return Text(played[-1].describe(session.seats), style="bold yellow")
     return None
 
 
@@ -161,6 +187,8 @@ def load_replay(path: Path) -> Replay:
         start.lines.append(Text(f"{len(rp.names)} seats, {session.variant.value} game"))
         if session.genesis.hints:  # PROTOCOL.md §3.2
             start.lines.append(Text(HINTS_ALLOWED_LINE))
+        if session.n > 2:  # PROTOCOL.md §10.7.1
+            start.lines.append(Text(on_leave_line(session.genesis.on_leave)))
         rp.scenes.append(start)
         read = 0  # entries after the genesis
         try:
@@ -194,6 +222,8 @@ def _step(rp: Replay, step: Step) -> str | None:
     for ev in events:
         scene = scenes[-1]
         if isinstance(ev, MoveApplied) and before is not None and st is not None:
+            if stood_in(session.resigned, session.out, ev.seat, i):
+                rp.stand_ins.add(len(rp.positions))
             rp.positions.append((before, ev.move))
             scene = Scene(len(rp.positions), "move", move=ev.move, seat=ev.seat)
             scene.entries = (i, i)
@@ -207,6 +237,10 @@ def _step(rp: Replay, step: Step) -> str | None:
         line = _describe(session, names, ev)
         if line is not None:
             scene.lines.append(line)
+        if isinstance(ev, Claimed) and (ev.seat, ev.at) in {
+            (p.seat, p.at) for p in session.played_on
+        }:
+            scene.redeal = True
     last = scenes[-1]
     last.state = st
     last.entries = (last.entries[0] if last.kind != "start" else 0, i)
@@ -238,8 +272,6 @@ def render_deal(rp: Replay) -> RenderableType | None:
     """The deal that was hidden (when every seed was opened)."""
     if rp.session.opened_deal is None:
         return None
-    from zoo_p2p.cli.verify import deal_table  # the auditor's view of the deal
-    from zoo_p2p.protocol.audit import report_for
 
     return deal_table(report_for(rp.session))
 
@@ -271,7 +303,6 @@ def render_summary(rp: Replay) -> Table:
 
 def analyse(rp: Replay, *, plies: int, seed: int, console: Console) -> None:
     """Score every move with the expert (a progress bar on stderr) and attach the marks."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     with Progress(
         "analysing",
@@ -284,7 +315,11 @@ def analyse(rp: Replay, *, plies: int, seed: int, console: Console) -> None:
     ) as progress:
         task = progress.add_task("moves", total=len(rp.positions))
         rp.marks = analyse_positions(
-            rp.positions, work=plies, seed=seed, progress=lambda _k: progress.advance(task)
+            rp.positions,
+            work=plies,
+            seed=seed,
+            progress=lambda _k: progress.advance(task),
+            stand_ins=rp.stand_ins,
         )
     for sc in rp.scenes:
         if sc.kind == "move" and 1 <= sc.number <= len(rp.marks):
@@ -299,6 +334,15 @@ def refusal(path: Path, exc: LogError) -> str:
     if exc.index == 0 and "bytes at offset 0 are not an entry" in exc.reason:
         return f"cannot replay {where}: it is not a zoo game log ({why})"
     return why if where in why else f"cannot replay {where}: {why}"
+
+
+def refuse(path: Path, exc: LogError, console: Console) -> NoReturn:
+    """A log that cannot be replayed at all (its first entry is no genesis, or the file cannot be
+    read): why in one line, then the fault as `zoo verify` says it, and its code (1 when the
+    file cannot be read as a log at all)."""
+    _red(console, refusal(path, exc))
+    end_faulty(console, log_fault(path))
+    exits.end(exits.ERROR)
 
 
 def _red(console: Console, text: str) -> None:
@@ -321,8 +365,7 @@ def replay_command(
     try:
         rp = load_replay(path)
     except LogError as exc:
-        _red(console, refusal(path, exc))
-        raise typer.Exit(1) from None
+        refuse(path, exc, console)
     if rp.torn:
         console.print(Text(shown(rp.torn), style="yellow"))
     if rp.fault:
@@ -332,10 +375,10 @@ def replay_command(
     last = len(rp.scenes) - 1
     span = f"0 (the start) to {rp.moves}" + (f", and {last}: the end" if last > rp.moves else "")
     if at is not None:
-        if not 0 <= at <= last:
-            _red(console, f"--at {at}: the log has moves {span}")
-            raise typer.Exit(1)
+        if not 0 <= at <= last:  # a wrong value: a usage error (exit 2)
+            raise UsageError(f"{at}: the log has moves {span}", param="'--at'")
         console.print(render_scene(rp, at))
+        end_faulty(console, log_fault(path))
         return
     if dump:
         for sc in rp.scenes:
@@ -345,33 +388,18 @@ def replay_command(
             if sc.mark is not None:
                 console.print(mark_line(sc.mark))
         _print_end(rp, console)
+        end_faulty(console, log_fault(path))
         return
-    ask = ask or (lambda label: console.input(label))
-    i = 0
-    while True:
-        console.print(render_scene(rp, i))
-        if i == last:
-            _print_end(rp, console)
-        try:
-            cmd = ask(f"{KEYS}\nreplay> ").strip().lower()
-        except EOFError:
-            return
-        if cmd in ("q", "quit"):
-            return
-        if cmd in ("", "n"):
-            i = min(i + 1, last)
-        elif cmd == "b":
-            i = max(i - 1, 0)
-        elif cmd == "s":
-            i = 0
-        elif cmd == "e":
-            i = last
-        else:
-            target = cmd[1:].strip() if cmd.startswith("j") else cmd
-            if target.isdigit() and 0 <= int(target) <= last:
-                i = int(target)
-            else:
-                _red(console, f"{shown(cmd)!r}: {KEYS}; moves go from {span}")
+    step_through(
+        console,
+        ask or (lambda label: console.input(label)),
+        last,
+        show=lambda i: console.print(render_scene(rp, i)),
+        end=lambda: _print_end(rp, console),
+        span=span,
+        redeals=[k for k, sc in enumerate(rp.scenes) if sc.redeal],
+    )
+    end_faulty(console, log_fault(path))
 
 
 def _print_end(rp: Replay, console: Console) -> None:
@@ -389,3 +417,40 @@ def _print_end(rp: Replay, console: Console) -> None:
         console.print(Text("the game did not finish: the hidden cards stay hidden", style="yellow"))
     if rp.marks is not None:
         console.print(render_summary(rp))
+
+
+def replay_main(
+    *,
+    log: Path,
+    at: int | None,
+    dump: bool,
+    analyse: bool,
+    plies: int | None,
+    seed: int,
+    html: Path | None,
+    text: Path | None,
+    plain: bool,
+) -> None:
+    """`zoo replay`: the exports (--html/--text, with --analyse the move marks too), a text
+    record, or a log stepped through, full screen on a terminal, else in the line mode. Every
+    mode ends a faulty log as `zoo verify` does (4, 5). `plies`: None for the default work."""
+    if plies is None:
+        plies = defaults.ANALYSIS_WORK
+    if html is not None or text is not None:
+        export_command(log, html=html, text=text, analyse=analyse, plies=plies, seed=seed)
+        return
+    if is_text_record(log):
+        view_text_record(log, at=at, dump=dump)
+        return
+    if at is None and not dump and not screen.use_plain(plain):
+        run_replay = screen.tui_entry("run_replay")  # the full-screen replay (zoo_p2p.tui)
+        if run_replay is not None:
+            try:  # a file that is no log is refused before the screen opens, as in --plain
+                code = run_replay(log, analyse=analyse, plies=plies, seed=seed)
+            except LogError as exc:
+                refuse(log, exc, Console(stderr=True))
+            if code:
+                exits.end(code)
+            end_faulty(Console(stderr=True), log_fault(log))  # as every mode ends a faulty log
+            return
+    replay_command(log, at=at, dump=dump, analysis=analyse, plies=plies, seed=seed)

@@ -7,13 +7,12 @@ commands in `zoo_p2p.cli.netcmds` parse options and call these.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import hashlib
 import os
 import socket
 import subprocess
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,12 +22,32 @@ from rich.text import Text
 
 from zoo_p2p import storage
 from zoo_p2p.cli import lan
+from zoo_p2p.cli.hosting import (
+    Genesis,
+    HostSetup,
+    JoinSetup,
+    Reaching,
+    build_host,
+    build_joiner,
+    session_factory,
+)
+from zoo_p2p.cli.plain import ConsoleDriver, PlainDriver
 from zoo_p2p.cli.spawn import (
     bots_dir_for,
+    end_old_bots,
     reap,
     respawn,
     spawn_bots,
     watch_bots,
+)
+from zoo_p2p.cli.tor import (
+    TOR_CONNECT_GIVE_UP,
+    JoinRoute,
+    TorMesh,
+    TorPlan,
+    hosting_onion,
+    joining_route,
+    tor_reason,
 )
 from zoo_p2p.driver import Driver
 from zoo_p2p.errors import (
@@ -38,23 +57,22 @@ from zoo_p2p.errors import (
     RemoteProtocolError,
     UsageError,
 )
+from zoo_p2p.files import write_atomic
 from zoo_p2p.net.invite import Invite, InviteError, format_address
 from zoo_p2p.net.peer import (
     LEAVE_ACK_WAIT,
-    Host,
     HostOptions,
     Joiner,
     JoinOptions,
     Link,
-    LobbySeat,
     Outcome,
-    raw_private,
     raw_public,
 )
-from zoo_p2p.net.wire import NetError, derive_secret
+from zoo_p2p.net.spectators import DEFAULT_SPECTATORS
+from zoo_p2p.net.torlink import SocksForwarder
+from zoo_p2p.net.wire import NetError
 from zoo_p2p.protocol.audit import audit
 from zoo_p2p.protocol.crypto import fingerprint
-from zoo_p2p.protocol.events import SeatInfo
 from zoo_p2p.protocol.liveness import DEFAULT_MOVE_TIME, DEFAULT_REVEAL_TIME, Clocks
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
@@ -81,24 +99,6 @@ def audit_entries(entries: list[bytes]) -> tuple[bool, str]:
     elif report.notes:
         verdict += ": " + report.notes[0] + "; everything in it checks out"
     return report.ok, verdict
-
-
-def seat_secrets(key: Ed25519PrivateKey, genesis: bytes) -> tuple[bytes, bytes]:
-    """(seed, nonce) for our seat in this game: derived from our key and the genesis, so a crash
-    or `zoo resume` finds the same secrets without storing them anywhere."""
-    gid = hashlib.sha256(genesis).digest()
-    priv = raw_private(key)
-    return derive_secret(priv, b"seat-seed", gid), derive_secret(priv, b"first-nonce", gid)
-
-
-def session_factory(key: Ed25519PrivateKey) -> Callable[[bytes], Session]:
-    """A function genesis -> our playing Session."""
-
-    def make(genesis: bytes) -> Session:
-        seed, nonce = seat_secrets(key, genesis)
-        return Session(genesis, key=key, seed=seed, nonce=nonce)
-
-    return make
 
 
 @dataclass
@@ -138,7 +138,10 @@ def resume_session(key: Ed25519PrivateKey, path: Path) -> tuple[Session, storage
     if session.seat is None:
         if raw_public(key) in [s.public_key for s in session.seats]:  # our resignation is in it
             raise NetError(f"{path}: we resigned this game; its stand-in plays our seat on")
-        raise NetError(f"{path}: our key plays no seat of this game")
+        raise NetError(
+            f"{path}: our key plays no seat of this game; pass --identity with the key it "
+            "was played with"
+        )
     if len(session.entries) != len(entries):  # pragma: no cover - storage drops torn tails
         raise NetError(f"{path}: only {len(session.entries)} of {len(entries)} entries chain")
     return session, storage.LogWriter(path)
@@ -152,26 +155,6 @@ def parse_team(text: str | None) -> int | None:
         return int(Team.parse(text))
     except NotationError as exc:
         raise UsageError(str(exc)) from None
-
-
-def genesis_factory(
-    key: Ed25519PrivateKey,
-    variant: Variant,
-    first: int | None,
-    clocks: Clocks | None = None,
-    *,
-    hints: bool = False,
-) -> Callable[[list[LobbySeat]], bytes]:
-    """A function lobby -> signed genesis (with the clocks of PROTOCOL.md §10, and `hints: true`
-    when every seat may ask the expert, §3.2)."""
-
-    def make(lobby: list[LobbySeat]) -> bytes:
-        seats = [SeatInfo(s.name, s.pub, Team(s.team)) for s in lobby]
-        return Session.create_genesis(
-            key, seats, variant, first, os.urandom(32), clocks, hints=hints
-        )
-
-    return make
 
 
 # ----------------------------------------------------------------------------- running
@@ -199,15 +182,19 @@ def finish(
     console: Console,
     *,
     key_kept: bool = True,
+    identity: Path | None = None,
+    bot_level: str | None = None,
 ) -> int:
     """Say how the run ended, the scores, where the log is, and what the audit says; return
     the exit code (0 finished and sound, 130 interrupted, else 1). ``key_kept`` false: our key
-    was made for this run only (`zoo bot` without --identity), so no `zoo resume` can go on."""
+    was made for this run only (`zoo bot` without --identity), so no `zoo resume` can go on;
+    ``identity``: the key file named by --identity, which the resume hint names too, as it names
+    ``bot_level`` (a bot's seat goes on played by a bot of its level, not by the person)."""
     interrupted = outcome.reason == "interrupted"
-    end_prompt = getattr(getattr(link, "driver", None), "end_prompt", None)
-    if callable(end_prompt):  # --plain: the cursor may sit after the move prompt
-        end_prompt()
-    if getattr(link, "leave_heard", None) is False:  # we said leave; the host never answered
+    driver = link.driver
+    if isinstance(driver, PlainDriver):  # --plain: the cursor may sit after the move prompt
+        driver.end_prompt()
+    if isinstance(link, Joiner) and link.leave_heard is False:  # we said leave; never answered
         console.print(
             Text(
                 f"the host did not confirm our leave within {LEAVE_ACK_WAIT:g} s: "
@@ -231,7 +218,7 @@ def finish(
     if scores is not None:
         console.print(scores)
     ending = s.outcome().describe(s.seats) if s.ending is not None else None
-    said = getattr(getattr(link, "driver", None), "shown_notices", ())
+    said = driver.shown_notices if isinstance(driver, ConsoleDriver) else []
     if ending is not None and ending not in said:  # claimed, never started or resigned (§10);
         console.print(Text(ending, style="bold"))  # unless a notice just printed it here
     lan.say_links(console, link)
@@ -243,7 +230,7 @@ def finish(
     resumable = (
         not s.finished
         and path is not None
-        and not getattr(link, "resigned_self", False)
+        and not link.resigned_self
         and not outcome.never_started  # a seat never took its place: nothing to continue
     )
     if resumable and not key_kept:
@@ -255,8 +242,12 @@ def finish(
             )
         )
     elif resumable:
+        key_option = f"--identity {identity} " if identity is not None else ""  # not the default
+        if bot_level is not None:
+            key_option = f"--level {bot_level} {key_option}"
         console.print(
-            Text(f"to continue this game: zoo resume {path}", style="bold"), soft_wrap=True
+            Text(f"to continue this game: zoo resume {key_option}{path}", style="bold"),
+            soft_wrap=True,
         )
     if interrupted:
         return 130
@@ -305,13 +296,52 @@ class HostPlan:
     move_time: int = DEFAULT_MOVE_TIME  # seconds per move before a claim (PROTOCOL.md §10)
     reveal_time: int = DEFAULT_REVEAL_TIME  # seconds per reveal, seed, result…
     hints: bool = False  # the genesis allows hints: every seat may ask the expert (§3.2)
+    on_leave: str | None = None  # the table rule (§10.7): None = play-on at 3–4 seats
+    spectators: int = DEFAULT_SPECTATORS  # at most this many watch (TRANSPORT.md §12; 0: none)
+    tor: TorPlan = field(default_factory=TorPlan)  # on an onion service (TRANSPORT.md §3.5)
+    tor_mesh: TorMesh | None = None  # our direct links over Tor (§10.9), set by `run_host`
+
+
+def tor_mesh(mesh: TorMesh | None) -> lan.MeshSetup:
+    """Our direct links over Tor (TRANSPORT.md §10.9) as a peer is built with them; none: the
+    default publisher."""
+    if mesh is None:
+        return lan.MeshSetup()
+    return lan.MeshSetup(port=mesh.port, more=mesh.more, hidden=True, socks=mesh.socks)
 
 
 def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
-    """Host a game with `driver` at our seat and return the exit code."""
+    """Host a game with `driver` at our seat and return the exit code; with `plan.tor`, on an
+    onion service only (listening on 127.0.0.1, the onion alone in the invite, no LAN
+    announcement, no router mapping)."""
+    if not plan.tor.wanted:
+        return _run_host(plan, driver, console)
     log = plan.log_path
     if log is not None and log.exists() and log.stat().st_size:
         raise UsageError(f"{log} already holds a log; use `zoo resume {log}` or another --log")
+    # (a free port is picked once our tor listens: it takes ports of its own, `auto`)
+    with hosting_onion(console, plan.tor, plan.port) as route:
+        hidden = dataclasses.replace(
+            plan,
+            port=route.onion.port,
+            bind="127.0.0.1",
+            address=route.onion.host,
+            announce=False,
+            upnp=False,
+            tor_mesh=route.mesh,
+        )
+        return _run_host(hidden, driver, console)
+
+
+def _run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
+    log = plan.log_path
+    if log is not None and log.exists() and log.stat().st_size:
+        raise UsageError(f"{log} already holds a log; use `zoo resume {log}` or another --log")
+    if log is None and plan.bots:
+        # our bots' folder is named after the log (`<log>.bots/`, beside it) and is made before
+        # the game id exists: such a log is named by the date and a random tag instead
+        log = storage.default_log_path(os.urandom(4))
+        plan = dataclasses.replace(plan, log_path=log)
     key = load_key(plan.identity)
     if not plan.curve:
         console.print(Text("CURVE is off: traffic is readable on the network", style="red"))
@@ -326,58 +356,48 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
             upnp=plan.upnp,
         ),
     )
-    lan_driver = lan.LanDriver(driver)
-    opts = HostOptions(
-        players=plan.players,
-        bind=where.bind,
-        also_bind=where.also_bind,
-        port=plan.port,
-        curve=plan.curve,
-        name=plan.name,
-        team=plan.team,
-        give_up=plan.give_up,
-        hints=plan.hints,
-    )
-    host = Host(
-        key=key,
-        driver=lan_driver,
-        make_session=session_factory(key),
-        open_log=files.open_new,
-        options=opts,
-        make_genesis=genesis_factory(
-            key,
-            plan.variant,
-            plan.first,
-            Clocks(plan.move_time, plan.reveal_time),
-            hints=plan.hints,
-        ),
-        fingerprint=fingerprint,
-        address=where.advertise[0],
-    )
     fp = fingerprint(raw_public(key))
     if plan.name == "you":  # zoo play: not "you are you"
         console.print(Text(f"your fingerprint: {fp}"))
     else:
         console.print(Text(f"you are {shown(plan.name, 40)} — fingerprint {fp}"))
-    reach = lan.set_up_host(
+    host, reach = build_host(
+        HostSetup(
+            key=key,
+            driver=driver,
+            options=HostOptions(
+                players=plan.players,
+                port=plan.port,
+                curve=plan.curve,
+                name=plan.name,
+                team=plan.team,
+                give_up=plan.give_up,
+                hints=plan.hints,
+                spectators=plan.spectators,
+            ),
+            reach=Reaching(
+                listen=where,
+                variant=plan.variant.value,
+                upnp=plan.upnp,
+                announce=plan.announce,
+                qr=plan.qr,
+                show_invite=plan.bots < plan.players - 1,  # a seat is open for a person
+            ),
+            open_log=files.open_new,
+            genesis=Genesis(
+                plan.variant,
+                plan.first,
+                Clocks(plan.move_time, plan.reveal_time),
+                hints=plan.hints,
+                on_leave=plan.on_leave,
+            ),
+            mesh=tor_mesh(plan.tor_mesh),
+        ),
         console,
-        host,
-        where,
-        driver=lan_driver,
-        name=plan.name,
-        players=plan.players,
-        variant=plan.variant.value,
-        upnp=plan.upnp,
-        announce=plan.announce,
-        qr=plan.qr,
-        hints=plan.hints,
-        show_invite=plan.bots < plan.players - 1,  # a seat is open for a person
     )
     files.sidecar = dataclasses.replace(files.sidecar, port=host.port, invite=str(host.invite))
-    if plan.invite_file is not None:
-        tmp = plan.invite_file.with_name(plan.invite_file.name + ".tmp")
-        tmp.write_text(str(host.invite) + "\n")
-        tmp.replace(plan.invite_file)
+    if plan.invite_file is not None:  # whole or not at all, never through a link
+        write_atomic(plan.invite_file, f"{host.invite}\n".encode())
     procs: list[subprocess.Popen[bytes]] = []
     # our bots keep their keys and logs with the game, so `zoo resume` can restart them; what
     # an earlier game left there (its log since deleted) is moved aside, never reused or deleted
@@ -414,7 +434,7 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         reach.close()
         if not any(bots_dir.iterdir()):
             bots_dir.rmdir()
-    return finish(host, outcome, files.path, console)
+    return finish(host, outcome, files.path, console, identity=plan.identity)
 
 
 def run_join(
@@ -431,8 +451,12 @@ def run_join(
     curve: bool = True,
     upnp: bool = False,
     refuse_hints: bool = False,
+    tor: TorPlan | None = None,
+    bot_level: str | None = None,
+    spectators: int = 0,
 ) -> int:
-    """Join a game with `driver` at our seat; resumes if `log_path` already holds it.
+    """Join a game with `driver` at our seat (a bot of `bot_level`: `zoo bot`); resumes if
+    `log_path` already holds it.
     With no invite, look for games on the LAN and join the one picked (issue 11); with `upnp`,
     the router is asked (in the background) to forward our direct-link port; with
     `refuse_hints` (`--no-hints`) we leave a table that allows hints (PROTOCOL.md §3.2)."""
@@ -453,65 +477,114 @@ def run_join(
         session, sink = resume_session(key, log_path)
         console.print(Text(f"resuming {shown(log_path)} from entry {len(session.entries)}"))
     files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite), upnp=upnp))
-    joiner = _joiner(
-        invite,
-        key,
-        driver,
-        files,
-        JoinOptions(
-            name=name,
-            team=team,
-            give_up=give_up,
-            curve=curve and invite.server_key != bytes(32),
-            refuse_hints=refuse_hints,
-        ),
-        session,
-        sink,
+    if upnp and tor is not None and tor.wanted:
+        raise UsageError(
+            "--upnp puts your router's address on your card for the other players; over Tor "
+            "it is hidden: leave out --upnp"
+        )
+    if spectators and tor is not None and tor.wanted:
+        raise UsageError(
+            "--spectators opens a watch port on your own address, which over Tor is hidden: "
+            "leave out --spectators (spectators can watch through the host)"
+        )
+    with joining_route(console, tor or TorPlan(), invite) as route:
+        return _run_joiner(
+            invite, route, key, driver, files, console, session, sink,
+            name=name, team=team, give_up=give_up, curve=curve, upnp=upnp,
+            refuse_hints=refuse_hints, ephemeral=ephemeral, identity=identity,
+            log_path=log_path, bot_level=bot_level, spectators=spectators,
+        )  # fmt: skip
+
+
+def _run_joiner(
+    invite: Invite,
+    via: JoinRoute,
+    key: Ed25519PrivateKey,
+    driver: Driver,
+    files: GameFiles,
+    console: Console,
+    session: Session | None,
+    sink: storage.LogWriter | None,
+    *,
+    name: str,
+    team: int | None,
+    give_up: float | None,
+    curve: bool,
+    upnp: bool,
+    refuse_hints: bool,
+    ephemeral: bool,
+    identity: Path | None,
+    log_path: Path | None,
+    bot_level: str | None = None,
+    spectators: int = 0,
+) -> int:
+    """`run_join` once the route to the host is known (`via.invite` is `invite` unless it goes
+    through Tor's forwarder)."""
+    route, fwd = via.invite, via.fwd
+    mapped = lan.map_mesh_port(console, invite) if upnp else None
+    joiner = build_joiner(
+        JoinSetup(
+            invite=route,
+            key=key,
+            driver=driver,
+            options=JoinOptions(
+                name=name,
+                team=team,
+                give_up=give_up,
+                curve=curve and invite.server_key != bytes(32),
+                refuse_hints=refuse_hints,
+                shown_as=None if fwd is None else format_address((invite.host, invite.port)),
+                route_phase=None if fwd is None else fwd.phase,
+                connect_give_up=JoinOptions.connect_give_up if fwd is None else TOR_CONNECT_GIVE_UP,
+            ),
+            open_log=files.open_new,
+            session=session,
+            sink=sink,
+            mesh=mapped[0] if mapped is not None else tor_mesh(via.mesh),
+        )
     )
+    where = joiner.invite if route is invite else invite  # over Tor: the onion, not 127.0.0.1
     console.print(
         Text(
-            f"joining {format_address((joiner.invite.host, joiner.invite.port))} "
+            f"joining {format_address((where.host, where.port))} "
             f"as {shown(name, 40)} "
             f"({fingerprint(raw_public(key))})…"
         )
     )
-    mapping = lan.map_mesh_port(console, joiner, invite) if upnp else None
+    if spectators:  # TRANSPORT.md §12.6: our own watch port, so the host cannot hide the game
+        try:
+            port = joiner.open_watch_port(spectators, fingerprint(raw_public(key)))
+        except NetError:
+            joiner.close()
+            raise
+        console.print(
+            Text(
+                f"spectators may watch through you (at most {spectators}): zoo watch {port.invite}"
+            ),
+            soft_wrap=True,
+        )
+    mapping = mapped[1] if mapped is not None else None
     try:
         joiner.catch_up()
         outcome = joiner.run()
     finally:
         if mapping is not None:
             mapping.close()
+    if not outcome.finished and fwd is not None:  # an onion we never reached: Tor's reason
+        outcome = dataclasses.replace(outcome, reason=tor_reason(outcome.reason, fwd))
     if joiner.other_game and log_path is not None:  # not "to continue this game: zoo resume"
         raise NetError(
             f"{log_path} is the log of another game, and the host at this invite is gathering "
             "a new one: it turned us away; pass another --log (or move that file aside)"
         )
     return finish(
-        joiner, outcome, files.path, console, key_kept=not (ephemeral and identity is None)
-    )
-
-
-def _joiner(
-    invite: Invite,
-    key: Ed25519PrivateKey,
-    driver: Driver,
-    files: GameFiles,
-    options: JoinOptions,
-    session: Session | None,
-    sink: storage.LogWriter | None,
-) -> Joiner:
-    """A joiner whose sessions come from our key and whose new log goes where `files` says."""
-    return Joiner(
-        invite,
-        key=key,
-        driver=driver,
-        make_session=session_factory(key),
-        open_log=files.open_new,
-        fingerprint=fingerprint,
-        options=options,
-        session=session,
-        sink=sink,
+        joiner,
+        outcome,
+        files.path,
+        console,
+        key_kept=not (ephemeral and identity is None),
+        identity=identity,
+        bot_level=bot_level,
     )
 
 
@@ -525,11 +598,25 @@ def run_resume(
     give_up: float | None,
     driver: Driver,
     console: Console,
+    bot_level: str | None = None,
+    tor: TorPlan | None = None,
 ) -> int:
-    """Continue an unfinished game from our log: as its host (rebind) or as a joiner."""
+    """Continue an unfinished game from our log: as its host (rebind) or as a joiner; with
+    `bot_level` (--level) a bot of that level plays our seat; a joiner of an onion invite
+    goes through Tor (`tor`: --tor or --tor-socks, else a usage error: the name is never
+    looked up)."""
     key = load_key(identity)
-    sidecar = storage.read_sidecar(log_path) or storage.NetSidecar(role="join")
+    stored = storage.read_sidecar(log_path)
+    sidecar = stored or storage.NetSidecar(role="join")
     session, sink = resume_session(key, log_path)
+    if stored is not None and (stored.role == "host") != (session.seat == 0):
+        sink.close()  # the host's key resuming a joiner's log, or back: one seat, two processes
+        mine = "the host's seat" if session.seat == 0 else f"seat {(session.seat or 0) + 1}"
+        raise NetError(
+            f"cannot resume {shown(log_path)}: it is the log of "
+            f"{'the host' if stored.role == 'host' else 'a joiner'}, but your key plays {mine}; "
+            "pass --identity with the key this log was played with"
+        )
     if session.finished:
         sink.close()
         console.print(
@@ -541,40 +628,48 @@ def run_resume(
     procs: list[subprocess.Popen[bytes]] = []
     mapping: BackgroundMapping | None = None
     reach: lan.Reach | None = None
+    routes = contextlib.ExitStack()  # a joiner's Tor (closed after the run)
+    fwd: SocksForwarder | None = None
     if session.seat == 0:
+        bots_dir = Path(sidecar.bots_dir) if sidecar.bots_dir else None
+        if bots_dir is not None and bots_dir.is_dir():  # the crashed host's bots may live on
+            try:
+                ended = end_old_bots(bots_dir, sidecar.bot_count)
+            except NetError:
+                sink.close()
+                raise
+            say = Console(stderr=True, highlight=False) if console.quiet else console
+            for n, pid in ended:  # a process of the user's ended: said even with --quiet
+                line = f"ended bot {n} of the crashed host (process {pid}): it was still running"
+                say.print(Text(line), style="yellow", soft_wrap=True)
         where = lan.listen_plan(bind or sidecar.bind, None)
-        opts = HostOptions(
-            players=len(session.seats),
-            bind=where.bind,
-            also_bind=where.also_bind,
-            port=port or sidecar.port,
-            curve=sidecar.curve,
-            name=session.seats[0].name,
-            give_up=give_up,
-        )
-        host = Host(
-            key=key,
-            driver=driver,
-            make_session=session_factory(key),
-            open_log=files.open_new,
-            options=opts,
-            make_genesis=lambda lobby: b"",
-            fingerprint=fingerprint,
-            session=session,
-            sink=sink,
-            address=where.advertise[0],
-        )
         console.print(f"resuming as host from entry {len(session.entries)}")
         # the same addresses as before, and with --upnp the router asked again (bounded)
-        reach = lan.set_up_host(
-            console, host, where, driver=None, name=session.seats[0].name,
-            players=len(session.seats), variant="", upnp=sidecar.upnp, announce=False, qr=False,
-            show_invite=sidecar.bot_count < len(session.seats) - 1,  # a seat is a person's
-        )  # fmt: skip
+        host, reach = build_host(
+            HostSetup(
+                key=key,
+                driver=driver,
+                options=HostOptions(
+                    players=len(session.seats),
+                    port=port or sidecar.port,
+                    curve=sidecar.curve,
+                    name=session.seats[0].name,
+                    give_up=give_up,
+                ),
+                reach=Reaching(
+                    listen=where,
+                    upnp=sidecar.upnp,
+                    show_invite=sidecar.bot_count < len(session.seats) - 1,  # a person's seat
+                ),
+                open_log=files.open_new,
+                session=session,
+                sink=sink,
+            ),
+            console,
+        )
         here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
         local = host.invite.with_addresses([(here, host.port)])
-        if sidecar.bots_dir and Path(sidecar.bots_dir).is_dir():
-            bots_dir = Path(sidecar.bots_dir)
+        if bots_dir is not None and bots_dir.is_dir():
             procs = respawn(local, bots_dir, sidecar.bot_count, sidecar.bot_level)
             if procs:
                 console.print(f"restarting our {len(procs)} bot(s)")
@@ -591,29 +686,52 @@ def run_resume(
             sink.close()
             raise UsageError(str(exc)) from None
         me = session.seats[session.seat] if session.seat is not None else None
-        link = _joiner(
-            invite,
-            key,
-            driver,
-            files,
-            JoinOptions(
-                name=me.name if me else "player",
-                team=int(me.team) if me else None,
-                give_up=give_up,
-                curve=invite.server_key != bytes(32),
-            ),
-            session,
-            sink,
+        try:
+            via = routes.enter_context(joining_route(console, tor or TorPlan(), invite))
+        except BaseException:
+            sink.close()
+            raise
+        fwd = via.fwd
+        # it joined with --upnp: ask the router again (in the background); over Tor: its onion
+        mapped = lan.map_mesh_port(console, invite) if via.mesh is None and sidecar.upnp else None
+        link = build_joiner(
+            JoinSetup(
+                invite=via.invite,
+                key=key,
+                driver=driver,
+                options=JoinOptions(
+                    name=me.name if me else "player",
+                    team=int(me.team) if me else None,
+                    give_up=give_up,
+                    curve=invite.server_key != bytes(32),
+                    shown_as=None if fwd is None else format_address((invite.host, invite.port)),
+                    route_phase=None if fwd is None else fwd.phase,
+                    connect_give_up=(
+                        JoinOptions.connect_give_up if fwd is None else TOR_CONNECT_GIVE_UP
+                    ),
+                ),
+                open_log=files.open_new,
+                session=session,
+                sink=sink,
+                mesh=mapped[0] if mapped is not None else tor_mesh(via.mesh),
+            )
         )
-        if sidecar.upnp:  # it joined with --upnp: ask the router again (in the background)
-            mapping = lan.map_mesh_port(console, link, invite)
+        mapping = mapped[1] if mapped is not None else None
         link.catch_up()
     try:
         outcome = link.run()
+        if not outcome.finished and fwd is not None:  # an onion we never reached: Tor's reason
+            outcome = dataclasses.replace(outcome, reason=tor_reason(outcome.reason, fwd))
+    except BaseException:
+        routes.close()
+        raise
     finally:
         reap(procs)
         if mapping is not None:
             mapping.close()
         if reach is not None:
             reach.close()
-    return finish(link, outcome, log_path, console)
+    try:
+        return finish(link, outcome, log_path, console, identity=identity, bot_level=bot_level)
+    finally:
+        routes.close()  # our tor and forwarder, once our last words have left through them

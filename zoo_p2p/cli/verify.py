@@ -1,24 +1,27 @@
 """`zoo verify LOG...`: audit game logs from their bytes alone and show the verdict and the deal.
 
-Exit status (PROTOCOL.md §8): 0 ok, 3 incomplete, 4 cheat proven, 5 rejected, 6 unreadable; with
-several logs, the highest of their codes. Every string read from a file (names, reasons, the
-path) is shown literally: through `shown()` and only inside `rich.text.Text`.
+Exit status (PROTOCOL.md §8, `zoo_p2p.cli.exits`): 0 ok, 3 incomplete, 4 cheat proven, 5
+rejected, 6 unreadable; with several logs, the highest of their codes. A path that names no file
+is a usage error (2), said before any log is read. Every string read from a file (names,
+reasons, the path) is shown literally: through `shown()` and only inside `rich.text.Text`.
 """
 
 from __future__ import annotations
 
 import json as jsonlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import typer
 from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from zoo_p2p.cli.exportcmd import is_text_record
+from zoo_p2p.cli import exits
+from zoo_p2p.cli.exits import VERDICT_CODES
+from zoo_p2p.cli.faults import cheat_lines, is_text_record, seat_name
 from zoo_p2p.errors import LogError
 from zoo_p2p.protocol.audit import CHEAT, INCOMPLETE, OK, REJECTED, AuditReport
 from zoo_p2p.protocol.crypto import fingerprint
@@ -27,10 +30,11 @@ from zoo_p2p.protocol.evidence import Conviction, check, find_fork
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules.board import COLUMNS, SIZE
 from zoo_p2p.storage import LogReader, audit_file, read_proofs
-from zoo_p2p.text import HINTS_ALLOWED_LINE, seat_word, shown
+from zoo_p2p.text import HINTS_ALLOWED_LINE, on_leave_line, seat_word, shown
 
 UNREADABLE = "unreadable"
-EXIT_CODES = {OK: 0, INCOMPLETE: 3, CHEAT: 4, REJECTED: 5, UNREADABLE: 6}
+EXIT_CODES = VERDICT_CODES  # the one table: zoo_p2p.cli.exits
+assert set(EXIT_CODES) == {OK, INCOMPLETE, CHEAT, REJECTED, UNREADABLE}
 _VERDICT_STYLE = {OK: "bold green", INCOMPLETE: "bold yellow", CHEAT: "bold red"}
 
 
@@ -67,34 +71,6 @@ def _path(path: Path) -> str:
     return shown(str(path), limit=1000)
 
 
-def _entries_words(seqs: Sequence[int]) -> str:
-    words = [str(s) for s in seqs]
-    if len(words) <= 1:
-        return f"entry {''.join(words)}"
-    return "entries " + ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def _seat(report: AuditReport, seat: int) -> str:
-    team = report.seats[seat].team.label if seat < len(report.seats) else None
-    return seat_word(seat, team)
-
-
-def cheat_lines(report: AuditReport) -> list[str]:
-    """One line per proven cheat: `cheat: seat N (Team), proven by entries …: reason`."""
-    lines = []
-    if report.fault_seat is not None:
-        lines.append(
-            f"cheat: {_seat(report, report.fault_seat)}, proven by "
-            f"{_entries_words(report.fault_entries)} of this log: {shown(report.fault_reason)}"
-        )
-    for c in report.convictions:
-        lines.append(
-            f"cheat: {_seat(report, c.seat)}, proven by {_entries_words(c.seqs)} "
-            f"(stored proof): {shown(c.reason)}"
-        )
-    return lines
-
-
 def render_report(console: Console, path: Path, report: AuditReport) -> None:
     """Print one report with rich (file-supplied text only through `shown` inside `Text`)."""
     style = _VERDICT_STYLE.get(report.verdict, "bold red")
@@ -110,6 +86,8 @@ def render_report(console: Console, path: Path, report: AuditReport) -> None:
         console.print(Text(f"game {report.game_id.hex()[:16]}…  variant {shown(report.variant)}"))
     if report.hints:  # PROTOCOL.md §3.2: every seat joined a genesis that allows them
         console.print(Text(HINTS_ALLOWED_LINE))
+    if len(report.seats) > 2:  # PROTOCOL.md §10.7.1: the table rule every seat joined
+        console.print(Text(on_leave_line(report.on_leave)))
     for i, s in enumerate(report.seats):
         console.print(
             Text.assemble(
@@ -137,7 +115,7 @@ def render_report(console: Console, path: Path, report: AuditReport) -> None:
     if report.first_seat is not None:
         console.print(
             Text(
-                f"first player: {_seat(report, report.first_seat)}; {len(report.moves)} "
+                f"first player: {seat_name(report, report.first_seat)}; {len(report.moves)} "
                 + ("move" if len(report.moves) == 1 else "moves")
             )
         )
@@ -150,34 +128,93 @@ def render_report(console: Console, path: Path, report: AuditReport) -> None:
         ]
         line = f"{label}: " + ", ".join(parts)
         if report.winners:
-            line += "; won by " + ", ".join(_seat(report, w) for w in report.winners)
+            line += "; won by " + ", ".join(seat_name(report, w) for w in report.winners)
         console.print(Text(line))
     console.print()
 
 
-def _forks(
-    paths: Sequence[Path],
-) -> list[tuple[Path, Path, Conviction, tuple[SeatInfo, ...]]]:
-    """Forks between every two readable logs of the same game."""
-    logs: list[tuple[Path, list[bytes]]] = []
-    for p in paths:
-        entries: list[bytes] = []
-        try:
-            with LogReader(p) as reader:
-                for raw in reader:  # every entry up to unreadable bytes, if any
-                    entries.append(raw)
-        except LogError:
-            pass
-        if entries:
-            logs.append((p, entries))
-    found = []
-    for i in range(len(logs)):
-        for j in range(i + 1, len(logs)):
-            (pa, a), (pb, b) = logs[i], logs[j]
-            proof = find_fork(a, b)
-            if proof is not None:
-                found.append((pa, pb, check(proof, a[0]), Session(a[0]).seats))
-    return found
+@dataclass(frozen=True)
+class Pair:
+    """What two readable logs say of each other: a fork one seat signed (`fork`), or else how far
+    they agree. Separate from each log's verdict: it only compares the two chains."""
+
+    a: Path
+    b: Path
+    same_game: bool
+    agreed: int
+    """Index of the last entry the two logs share (-1: not even the genesis)."""
+    lengths: tuple[int, int]
+    fork: Conviction | None = None
+    seats: tuple[SeatInfo, ...] = ()
+
+
+def _read_entries(path: Path) -> list[bytes]:
+    entries: list[bytes] = []
+    try:
+        with LogReader(path) as reader:
+            for raw in reader:  # every entry up to unreadable bytes, if any
+                entries.append(raw)
+    except LogError:
+        pass
+    return entries
+
+
+def compare(pa: Path, a: Sequence[bytes], pb: Path, b: Sequence[bytes]) -> Pair:
+    """Compare two logs entry by entry: the fork between them, or how far they agree."""
+    lengths = (len(a), len(b))
+    if a[0] != b[0]:
+        return Pair(pa, pb, False, -1, lengths)
+    agreed = 0
+    while agreed + 1 < min(lengths) and a[agreed + 1] == b[agreed + 1]:
+        agreed += 1
+    proof = find_fork(a, b)
+    seats = Session(a[0]).seats
+    fork = check(proof, a[0]) if proof is not None else None
+    return Pair(pa, pb, True, agreed, lengths, fork, seats)
+
+
+def _pairs(paths: Sequence[Path]) -> list[Pair]:
+    """Every two readable logs, compared."""
+    logs = [(p, e) for p in paths if (e := _read_entries(p))]
+    return [compare(*logs[i], *logs[j]) for i in range(len(logs)) for j in range(i + 1, len(logs))]
+
+
+def agreement_line(pair: Pair, *, only: bool = True) -> Text:
+    """The last word on two logs: they agree (no fork), fork (the signer named), differ without
+    a proof, or are logs of different games (a warning: there is nothing to compare). `only`:
+    these are the only two logs given ("the two logs"), else the line names them."""
+    a, b = _path(pair.a), _path(pair.b)
+    both = "the two logs" if only else f"{a} and {b}"
+    if not pair.same_game:
+        return Text(
+            f"warning: {a} and {b} are logs of different games (their first entries differ): "
+            "nothing to compare",
+            style="bold yellow",
+        )
+    if pair.fork is not None:
+        c = pair.fork
+        seq = c.seqs[0]
+        return Text(
+            f"cheat: {seat_word(c.seat, pair.seats[c.seat].team.label)} signed two "
+            f"different entries for seq {seq} "
+            f"(a fork): entry {seq} of {a} and entry {seq} of {b}",
+            style="bold red",
+        )
+    n = pair.agreed
+    la, lb = (x - 1 for x in pair.lengths)
+    if n < min(la, lb):
+        return Text(
+            f"{both} agree up to entry {n}; from entry {n + 1} they differ, but no seat "
+            "signed two entries for one place: no fork",
+            style="yellow",
+        )
+    line = f"{both} agree up to entry {n}: no fork"
+    if la != lb:
+        longer = a if la > lb else b
+        line += f" ({longer} goes on to entry {max(la, lb)})"
+    else:
+        line += " (the same entries)"
+    return Text(line, style="green")
 
 
 def verify_command(paths: Sequence[Path], json: bool = False) -> None:
@@ -226,26 +263,23 @@ def verify_command(paths: Sequence[Path], json: bool = False) -> None:
             ):  # its very first bytes are no entry: a wrong file rather than a damaged log
                 console.print("this is not a zoo game log at all: is it the right file?")
     if len(paths) > 1:
-        for pa, pb, c, seats in _forks([Path(p) for p in paths]):
-            code = max(code, EXIT_CODES[CHEAT])
-            seq = c.seqs[0]
-            if json:
-                results.append(
-                    {
-                        "verdict": CHEAT,
-                        "fork": {"paths": [str(pa), str(pb)], "seat": c.seat, "seq": seq},
-                    }
-                )
-            else:
-                console.print(
-                    Text(
-                        f"cheat: {seat_word(c.seat, seats[c.seat].team.label)} signed two "
-                        f"different entries for seq {seq} "
-                        f"(a fork): entry {seq} of {_path(pa)} and entry {seq} of {_path(pb)}",
-                        style="bold red",
+        for pair in _pairs([Path(p) for p in paths]):
+            if pair.fork is not None:
+                code = max(code, EXIT_CODES[CHEAT])
+                if json:
+                    results.append(
+                        {
+                            "verdict": CHEAT,
+                            "fork": {
+                                "paths": [str(pair.a), str(pair.b)],
+                                "seat": pair.fork.seat,
+                                "seq": pair.fork.seqs[0],
+                            },
+                        }
                     )
-                )
+            if not json:
+                console.print(agreement_line(pair, only=len(paths) == 2))
     if json:
-        typer.echo(jsonlib.dumps(results, indent=2))
+        print(jsonlib.dumps(results, indent=2))
     if code:
-        raise typer.Exit(code)
+        exits.end(code)

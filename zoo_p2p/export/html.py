@@ -14,7 +14,15 @@ from html import escape
 
 from zoo_p2p.export.record import GameRecord, MoveRecord
 from zoo_p2p.rules import Card, Send, State, Step, Team, Variant, move_name, square_name
-from zoo_p2p.text import HINTS_WERE_ALLOWED, mutant_words, shown, uncovered, zoo_card_words
+from zoo_p2p.text import (
+    HINTS_WERE_ALLOWED,
+    hid_mutant,
+    mutant_killed,
+    mutant_words,
+    shown,
+    uncovered,
+    zoo_card_words,
+)
 
 __all__ = ["card_code", "to_html"]
 
@@ -78,8 +86,8 @@ def _board_svg(
         if deal is not None:
             assert deal.bottoms is not None
             top_v, bot_v = deal.top_values[sq], deal.bottoms[sq]
-            top = f"M{top_v}" if (sq, 1) in mutants else str(top_v)
-            bot = f"M{bot_v}" if (sq, 0) in mutants else str(bot_v)
+            top = hid_mutant(top_v) if (sq, 1) in mutants else str(top_v)
+            bot = hid_mutant(bot_v) if (sq, 0) in mutants else str(bot_v)
             top_col = "#8e3bb0" if (sq, 1) in mutants else ZOO_CSS[top_v]
             bot_col = "#8e3bb0" if (sq, 0) in mutants else ZOO_CSS[bot_v]
             attrs = f'data-sq="{square_name(sq)}" data-top="deal:{top}" data-under="deal:{bot}"'
@@ -135,7 +143,7 @@ def _describe(before: State, after: State, m: MoveRecord, rec: GameRecord) -> st
         assert target.seat is not None
         text += f" and takes {_seat(rec.names, rec.teams, target.seat)}'s {target.value}"
     elif target.kind == "mutant":
-        text += f" and kills the mutant (a {target.value})"
+        text += f" and kills {mutant_killed(target.value or 0)}"
     extra = []
     if m.bottom is not None:
         extra.append(escape(uncovered(m.bottom)))
@@ -196,6 +204,11 @@ def to_html(
                     f' <span class="mark" style="color:{MARK_CSS.get(kind, "#555")}">'
                     f"{escape(shown(kind, 20))}: {escape(shown(note, 200))}</span>"
                 )
+        for rd in record.redeals:  # a claim that played on, after move i (§10.7)
+            if rd.after == i:
+                caption += (
+                    f' <span class="redeal"><b>Re-deal:</b> {escape(shown(rd.words, 300))}.</span>'
+                )
         board = _board_svg(st, hl, f"the zoo after move {i}")
         frames.append(
             f'<div class="pos" id="pos-{i}" data-move="{i}"{"" if i == 0 else " hidden"}>'
@@ -214,6 +227,8 @@ def to_html(
                 f"{record.teams[m.seat].label}</span> "
                 f"{escape(move_name(m.move))}</a>{tag}</li>"
             )
+        if any(rd.after == i for rd in record.redeals):
+            items.append(f'<li class="redeal"><a href="#m{i}" data-move="{i}">re-deal</a></li>')
     final = positions[-1]
     if final.is_terminal():
         winners = final.winners()
@@ -225,8 +240,9 @@ def to_html(
         deal_html = (
             '<section id="deal"><h2>The deal that was hidden</h2>'
             "<p>Every seed was opened at the end, so the whole deal is known: each square shows "
-            "its top card, and in the corner the card that lay under it; <b>M</b> marks a "
-            "mutant.</p>"
+            "its top card, and in the corner the card that lay under it; <b>2*</b> is a 2 that "
+            "hid the mutant (on the boards above, <b>M4</b> is a mutant character that was a "
+            "4).</p>"
             f"{_board_svg(final, [], 'the hidden deal', deal=record)}</section>"
         )
     else:

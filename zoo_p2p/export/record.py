@@ -9,14 +9,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from zoo_p2p.errors import RemoteProtocolError
+from zoo_p2p.protocol.bodies import ON_LEAVE_PLAY_ON
 from zoo_p2p.protocol.events import CardRevealed, GameStarted, MoveApplied, MutantRevealed
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.protocol.walk import walk
 from zoo_p2p.rules import N_SQUARES, Move, State, Team, Variant
+from zoo_p2p.text import shown
 
-__all__ = ["GameRecord", "MoveRecord", "record_from_entries"]
+__all__ = ["GameRecord", "MoveRecord", "Redeal", "public_name", "record_from_entries"]
+
+MAX_REDEAL_WORDS = 300  # characters of a re-deal's words (a claim's description is under 200)
+
+
+def public_name(name: str, seat: int) -> str:
+    """The name an export shows for a seat: its signed name, except the word "you" (the name
+    `zoo play` signs for the person at the terminal), which means nothing on a page made for
+    others ("you (Yellow) moves their 3"): that seat is "seat N" instead, as `zoo verify` says."""
+    return f"seat {seat + 1}" if name.strip().casefold() == "you" else name
 
 
 @dataclass(frozen=True)
@@ -27,6 +39,15 @@ class MoveRecord:
     move: Move
     bottom: int | None = None
     mutant: bool | None = None
+
+
+class Redeal(NamedTuple):
+    """A claim that played on (PROTOCOL.md §10.7), where it came in a game's moves."""
+
+    after: int  # moves played before the claim
+    words: str  # what happened, in words (who was put out, a stand-in plays on, who re-dealt)
+    seat: int  # the seat put out: a stand-in plays it from here on
+    dealers: tuple[int, ...]  # the live seats that re-dealt, in seat order
 
 
 @dataclass(frozen=True)
@@ -48,6 +69,10 @@ class GameRecord:
     bottoms: tuple[int, ...] | None = None
     mutant_cards: tuple[tuple[int, int], ...] = field(default_factory=tuple)
     hints: bool = False  # the genesis allowed hints: every seat agreed (PROTOCOL.md §3.2)
+    redeals: tuple[Redeal, ...] = field(default=(), compare=False)
+    """Each claim that played on (PROTOCOL.md §10.7), in order. The text record carries them
+    (its `redeal` lines); the words take no part in equality (a text record's are its own)."""
+    play_on: bool = False  # the genesis' table rule is play-on (PROTOCOL.md §10.7.1)
 
     def __post_init__(self) -> None:
         n = len(self.teams)
@@ -59,6 +84,19 @@ class GameRecord:
             raise ValueError(f"first seat {self.first_seat} is not one of the {n} seats")
         if self.bottoms is not None and len(self.bottoms) != N_SQUARES:
             raise ValueError(f"the deal needs {N_SQUARES} bottom values")
+        out: set[int] = set()
+        for k, r in enumerate(self.redeals, start=1):
+            problem = _redeal_problem(r, n, out, len(self.moves))
+            if problem is not None:
+                raise ValueError(f"re-deal {k}: {problem}")
+            out.add(r.seat)
+        if self.redeals and not self.play_on:
+            raise ValueError("a re-deal in a game whose table rule is not play-on")
+
+    def out_at(self, move: int) -> dict[int, int]:
+        """The seats put out by the claims before move ``move`` (from 1) was played, each with
+        the number of moves played before its claim: a stand-in played their moves from there."""
+        return {r.seat: r.after for r in self.redeals if r.after < move}
 
     def opening(self) -> State:
         """The position when the top cards were turned face up."""
@@ -113,8 +151,12 @@ def record_from_entries(entries: Sequence[bytes], verdict: str | None = None) ->
     except RemoteProtocolError as exc:
         raise ValueError(f"entry 0 is not a genesis: {exc.reason}") from None
     moves: list[MoveRecord] = []
+    redeals: list[Redeal] = []
     tops: tuple[int, ...] | None = None
     for step in walk(session, entries[1:]):  # ends at the first entry refused
+        for p in session.played_on_in(step.events):
+            words = shown(p.describe(session.seats), MAX_REDEAL_WORDS)
+            redeals.append(Redeal(len(moves), words, p.seat, tuple(p.dealers)))
         for ev in step.events:
             if isinstance(ev, GameStarted) and session.state is not None:
                 tops = tuple(_top_value(session.state, sq) for sq in range(N_SQUARES))
@@ -139,7 +181,7 @@ def record_from_entries(entries: Sequence[bytes], verdict: str | None = None) ->
                 if v < len(deal.mutant_copies) and deal.mutant_copies[v] == copy:
                     mutants.append((slot % N_SQUARES, 1 if slot < N_SQUARES else 0))
     return GameRecord(
-        names=tuple(s.name for s in session.seats),
+        names=tuple(public_name(s.name, i) for i, s in enumerate(session.seats)),
         teams=tuple(s.team for s in session.seats),
         variant=session.variant,
         first_seat=session.first_seat,
@@ -150,7 +192,30 @@ def record_from_entries(entries: Sequence[bytes], verdict: str | None = None) ->
         bottoms=bottoms,
         mutant_cards=tuple(sorted(mutants)),
         hints=session.genesis.hints,
+        redeals=tuple(redeals),
+        play_on=session.genesis.on_leave == ON_LEAVE_PLAY_ON,
     )
+
+
+def _redeal_problem(r: Redeal, n: int, out: set[int], moves: int) -> str | None:
+    """Why a re-deal cannot be one of a game of ``n`` seats with these seats already out and
+    this many moves (PROTOCOL.md §10.7.2), or None."""
+    if n < 3:
+        return "a 2-seat game always ends with the claim"
+    if not 0 <= r.after <= moves:
+        return f"after move {r.after}, in a game of {moves} moves"
+    if not 0 <= r.seat < n:
+        return f"seat {r.seat + 1} is not one of the {n} seats"
+    if r.seat in out:
+        return f"seat {r.seat + 1} was already out"
+    if len(r.dealers) < 2:
+        return "re-dealt by fewer than two seats: that claim ends the game"
+    if list(r.dealers) != sorted(set(r.dealers)):
+        return "the seats that re-dealt are not listed once each, in seat order"
+    for d in r.dealers:  # a seat that resigned re-deals no more either, but no record says so
+        if not 0 <= d < n or d in out or d == r.seat:
+            return f"seat {d + 1} re-dealt, but it is no live seat"
+    return None
 
 
 def _top_value(st: State, sq: int) -> int:

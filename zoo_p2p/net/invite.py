@@ -24,12 +24,17 @@ from __future__ import annotations
 import base64
 import contextlib
 import ipaddress
+import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from zoo_p2p.errors import ZooError
+
+if TYPE_CHECKING:
+    import zmq
 
 SCHEME = "zoo://"
 MAX_INVITE = 2048  # characters of an invite after whitespace is removed
@@ -41,6 +46,8 @@ _LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 _WS = re.compile(r"\s+")
 
 Address = tuple[str, int]
+
+log = logging.getLogger("zoo_p2p.net")
 
 
 class InviteError(ZooError, ValueError):
@@ -259,7 +266,9 @@ class Attempt:
     error: str = ""
 
 
-def close_monitored(sock: Any, mon: Any, *, linger: int = 0) -> None:
+def close_monitored(
+    sock: zmq.Socket[bytes], mon: zmq.Socket[bytes] | None, *, linger: int = 0
+) -> None:
     """Close a socket and the PAIR that reads its monitor (if any), monitoring stopped first;
     `linger` (ms) is the socket's, so a last message may still leave.
 
@@ -275,34 +284,24 @@ def close_monitored(sock: Any, mon: Any, *, linger: int = 0) -> None:
     sock.close(linger=linger)
 
 
-def probe(
-    invite: Invite,
-    *,
-    timeout: float = 3.0,
-    stagger: float = 0.25,
-) -> tuple[Address | None, list[Attempt]]:
-    """Try the invite's addresses in turn, the next one `stagger` s after the previous one, and
-    return the first where a ZeroMQ handshake with the invite's CURVE key succeeds.
+_Live = dict["zmq.Socket[bytes]", tuple[Address, float, "zmq.Socket[bytes]"]]
 
-    A handshake (not a bare TCP connection) is what counts: it proves that the host at that
-    address holds the invite's CURVE secret, and the host sees an ordinary connection that
-    closes, never a failed handshake. Every attempt is over within `timeout` s of the start.
-    Returns the winner (None if none answered) and what happened to each address.
-    """
+
+def _probe_socket(
+    ctx: zmq.Context[zmq.Socket[bytes]], server_key: bytes, client: tuple[bytes, bytes]
+) -> tuple[zmq.Socket[bytes], zmq.Socket[bytes]]:
+    """A DEALER for one attempt of `probe` (CURVE with `client`'s keys unless the invite has
+    no server key), not connected yet, and the monitor of its handshake."""
     import zmq
     from zmq.utils import z85
-    from zmq.utils.monitor import recv_monitor_message
 
-    start = time.monotonic()
-    ctx = zmq.Context()
-    pub, sec = zmq.curve_keypair()
-    todo = list(invite.addresses)
-    live: dict[Any, tuple[Address, float, Any]] = {}  # monitor -> (address, started, socket)
-    notes: dict[Address, str] = {}
-    attempts: list[Attempt] = []
-    poller = zmq.Poller()
-    next_at = start
-    winner: Address | None = None
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.IPV6, 1)
+    sock.setsockopt(zmq.RECONNECT_IVL, 200)
+    if server_key != bytes(32):
+        sock.curve_publickey, sock.curve_secretkey = client
+        sock.curve_serverkey = z85.encode(server_key)
     wanted = (
         zmq.EVENT_HANDSHAKE_SUCCEEDED
         | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
@@ -310,23 +309,75 @@ def probe(
         | zmq.EVENT_HANDSHAKE_FAILED_AUTH
         | zmq.EVENT_CONNECT_RETRIED
     )
+    return sock, sock.get_monitor_socket(wanted)
+
+
+def _probe_events(
+    ready: list[tuple[zmq.Socket[bytes], int]],
+    live: _Live,
+    poller: zmq.Poller,
+    notes: dict[Address, str],
+    attempts: list[Attempt],
+    now: float,
+) -> Address | None:
+    """Read the monitors that the poll named: the address whose handshake succeeded, if one
+    did; a failed handshake (another key) ends its attempt, a refused connect is noted."""
+    import zmq
+    from zmq.utils.monitor import recv_monitor_message
+
+    for mon, _ in ready:
+        addr, t0, sock = live[mon]
+        ev = recv_monitor_message(mon)["event"]
+        if ev == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+            attempts.append(Attempt(addr, True, now - t0))
+            return addr
+        if ev == zmq.EVENT_CONNECT_RETRIED:
+            notes[addr] = "no answer (refused or unreachable)"
+            continue
+        attempts.append(Attempt(addr, False, now - t0, "answered with another key"))
+        poller.unregister(mon)
+        del live[mon]
+        close_monitored(sock, mon)
+    return None
+
+
+def probe(
+    invite: Invite,
+    *,
+    timeout: float = 3.0,
+    stagger: float = 0.25,
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[Address | None, list[Attempt]]:
+    """Try the invite's addresses in turn, the next one `stagger` s after the previous one, and
+    return the first where a ZeroMQ handshake with the invite's CURVE key succeeds.
+
+    A handshake (not a bare TCP connection) is what counts: it proves that the host at that
+    address holds the invite's CURVE secret, and the host sees an ordinary connection that
+    closes, never a failed handshake. Every attempt is over within `timeout` s of the start.
+    Returns the winner (None if none answered) and what happened to each address. The loop
+    reads `clock` once a turn.
+    """
+    import zmq
+
+    start = clock()
+    ctx = zmq.Context()
+    client = zmq.curve_keypair()
+    todo = list(invite.addresses)
+    live: _Live = {}  # monitor -> (address, started, socket)
+    notes: dict[Address, str] = {}
+    attempts: list[Attempt] = []
+    poller = zmq.Poller()
+    next_at = start
+    winner: Address | None = None
     try:
         while (todo or live) and winner is None:
-            now = time.monotonic()
+            now = clock()
             if now - start >= timeout:
                 break
             if todo and now >= next_at:
                 addr = todo.pop(0)
                 next_at = now + stagger
-                sock = ctx.socket(zmq.DEALER)
-                sock.setsockopt(zmq.LINGER, 0)
-                sock.setsockopt(zmq.IPV6, 1)
-                sock.setsockopt(zmq.RECONNECT_IVL, 200)
-                if invite.server_key != bytes(32):
-                    sock.curve_secretkey = sec
-                    sock.curve_publickey = pub
-                    sock.curve_serverkey = z85.encode(invite.server_key)
-                mon = sock.get_monitor_socket(wanted)
+                sock, mon = _probe_socket(ctx, invite.server_key, client)
                 poller.register(mon, zmq.POLLIN)
                 live[mon] = (addr, now, sock)
                 sock.connect(f"tcp://{format_address(addr)}")
@@ -334,29 +385,27 @@ def probe(
             wait = timeout - (now - start)
             if todo:
                 wait = min(wait, next_at - now)
-            for mon, _ in poller.poll(max(1, int(wait * 1000))):
-                addr, t0, _sock = live[mon]
-                ev = recv_monitor_message(mon)["event"]
-                if ev == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-                    attempts.append(Attempt(addr, True, time.monotonic() - t0))
-                    winner = addr
-                    break
-                if ev == zmq.EVENT_CONNECT_RETRIED:
-                    notes[addr] = "no answer (refused or unreachable)"
-                    continue
-                attempts.append(
-                    Attempt(addr, False, time.monotonic() - t0, "answered with another key")
-                )
-                poller.unregister(mon)
-                del live[mon]
-                close_monitored(_sock, mon)
+            ready = poller.poll(max(1, int(wait * 1000)))
+            winner = _probe_events(ready, live, poller, notes, attempts, clock())
     finally:
+        end = clock()
         for mon, (addr, t0, sock) in live.items():
             if addr != winner:
-                why = notes.get(addr, "no answer")
-                attempts.append(Attempt(addr, False, time.monotonic() - t0, why))
+                attempts.append(Attempt(addr, False, end - t0, notes.get(addr, "no answer")))
             close_monitored(sock, mon)
-        for addr in todo:
-            attempts.append(Attempt(addr, False, 0.0, "not tried"))
+        attempts += [Attempt(addr, False, 0.0, "not tried") for addr in todo]
         ctx.term()
     return winner, attempts
+
+
+def first_reachable(invite: Invite, notice: Callable[[str], None]) -> Invite:
+    """The invite reordered so that the first address where a handshake succeeds comes first
+    (each attempt in the log; `notice`, what the player is told when none answered yet)."""
+    winner, attempts = probe(invite)
+    for a in attempts:
+        log.info("address %s: %s", format_address(a.address), "ok" if a.ok else a.error)
+    if winner is None:
+        tried = "; ".join(f"{format_address(a.address)} {a.error}" for a in attempts)
+        notice(f"no address of the invite answered yet ({tried}); still trying")
+        return invite
+    return invite.with_addresses([winner, *(a for a in invite.addresses if a != winner)])

@@ -1,7 +1,7 @@
 """The auditor: re-check a whole log from its bytes alone and give a verdict (PROTOCOL.md §7).
 
 It replays the log through an observer `Session` (no key, no seed), which checks every signature,
-chain link, floor, move, reveal and commitment, rebuilds every seat's permutations from the opened
+prev hash, floor, move, reveal and commitment, rebuilds every seat's permutations from the opened
 seeds and checks them against every commitment, and checks the signed final scores. Each entry is
 decoded once and verified once.
 """
@@ -56,6 +56,7 @@ class AuditReport:
     game_id: bytes | None = None
     variant: str | None = None
     hints: bool = False  # the genesis allows hints: every seat agreed (§3.2)
+    on_leave: str = "end"  # the table rule (§10.7.1): play-on or end
     seats: tuple[SeatInfo, ...] = ()
     first_seat: int | None = None
     moves: tuple[str, ...] = ()
@@ -116,6 +117,7 @@ class AuditReport:
             "game_id": None if self.game_id is None else self.game_id.hex(),
             "variant": self.variant,
             "hints": self.hints,
+            "on_leave": self.on_leave,
             "seats": [
                 {"name": s.name, "public_key": s.public_key.hex(), "team": s.team.name.lower()}
                 for s in self.seats
@@ -296,6 +298,7 @@ def _report(
         game_id=session.game_id,
         variant=session.variant.value,
         hints=session.genesis.hints,
+        on_leave=session.genesis.on_leave,
         seats=session.seats,
         first_seat=session.first_seat,
         moves=tuple(moves),
@@ -332,4 +335,16 @@ def _ending_json(ending: Ending | None, text: str | None) -> dict[str, Any] | No
         "late_entries": list(ending.late),
         "seconds": ending.seconds,
         "resigned": list(ending.resigned),
+        "played_on": [
+            {
+                "seat": p.seat,
+                "at": p.at,
+                "claim": p.claim,
+                "by": list(p.by),
+                "dealers": list(p.dealers),
+                "cards": p.cards,
+                "mutants": p.mutants,
+            }
+            for p in ending.played_on
+        ],
     }

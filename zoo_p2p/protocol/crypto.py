@@ -21,6 +21,7 @@ __all__ = [
     "public_key_bytes",
     "public_key_from_bytes",
     "sha256",
+    "verify_signature",
 ]
 
 _SHA256 = hashes.SHA256()
@@ -55,6 +56,19 @@ def public_key_from_bytes(raw: bytes) -> Ed25519PublicKey:
 def private_key_from_bytes(raw: bytes) -> Ed25519PrivateKey:
     """Load a raw 32-byte Ed25519 private key (seed form)."""
     return Ed25519PrivateKey.from_private_bytes(raw)
+
+
+def verify_signature(public_key: Ed25519PublicKey, sig: bytes, message: bytes) -> bool:
+    """The protocol's Ed25519 verification (PROTOCOL.md §2.4): RFC 8032 §5.1.7 cofactorless, as
+    OpenSSL implements it (S < L; R compared byte for byte with the canonical encoding of
+    [S]B − [k]A). It does not check the key: keys are checked once, by `check_public_key`, where
+    they enter (the genesis, a hello). tests/protocol/test_ed25519_vectors.py pins it against
+    Wycheproof and the speccheck cases."""
+    try:
+        public_key.verify(sig, message)
+    except InvalidSignature:
+        return False
+    return True
 
 
 def fingerprint(public_key: bytes) -> str:

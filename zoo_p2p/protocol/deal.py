@@ -60,9 +60,16 @@ def derive_permutation(key: bytes, table: int) -> list[int]:
     HMAC(key, DOMAIN_PERM ‖ table ‖ counter_be32) for counter 0, 1, ...;
     for i = n-1 down to 1, draw bytes until b < 256 - 256 % (i+1), swap a[i] with a[b % (i+1)].
     """
-    n = table_size(table)
+    return permutation_from_stream(key, DOMAIN_PERM + bytes([table]), table_size(table))
+
+
+def permutation_from_stream(key: bytes, prefix: bytes, n: int) -> list[int]:
+    """§4.2's Fisher–Yates over `0..n-1`, driven by HMAC(key, prefix ‖ counter_be32).
+
+    `derive_permutation` is this with prefix `DOMAIN_PERM ‖ u8(table)`; the re-deal
+    (`redeal.py`) uses it with its own domain and the size of the hidden part.
+    """
     a = list(range(n))
-    prefix = DOMAIN_PERM + bytes([table])
     counter = 0
     stream = b""
     pos = 0

@@ -43,8 +43,9 @@ class Kind:
     RESULT = "result"
     CLAIM = "claim"  # §10: the other seats claim the game from a seat whose time ran out
     RESIGN = "resign"  # §10: a seat's signed resignation
+    REDEAL = "redeal"  # §10.7: a live seat's commitments over the hidden part, after a claim
 
-    ALL = frozenset({GENESIS, COMMIT, OPEN, MOVE, REVEAL, SEED, RESULT, CLAIM, RESIGN})
+    ALL = frozenset({GENESIS, COMMIT, OPEN, MOVE, REVEAL, SEED, RESULT, CLAIM, RESIGN, REDEAL})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +74,13 @@ def pack(obj: Any) -> bytes:
     return out
 
 
-def strict_unpack(data: bytes, what: str, *, floats_checked: bool = False) -> Any:
+def strict_unpack(data: bytes, what: str, *, types_checked: bool = False) -> Any:
     """Unpack `data` under the strict profile; raise RemoteProtocolError unless canonical.
 
-    `floats_checked=True` skips the search for floats: the caller type-checks every field.
+    The profile has no floats, no maps and no extension types (PROTOCOL.md §2.1); msgpack's
+    `max_map_len=0` and `max_ext_len=0` still admit an empty map and a zero-length ext, so the
+    decoded value is searched for them. `types_checked=True` skips that search: the caller
+    type-checks every field (and searches the parts it does not type, as `decode_entry` does).
     """
     try:
         obj = msgpack.unpackb(
@@ -96,20 +100,29 @@ def strict_unpack(data: bytes, what: str, *, floats_checked: bool = False) -> An
         raise RemoteProtocolError(f"{what} is not valid msgpack: {type(exc).__name__}") from None
     if canonical != data:
         raise RemoteProtocolError(f"{what} is not in canonical msgpack form")
-    if not floats_checked and _has_float(obj):
-        raise RemoteProtocolError(f"{what} holds a float (the profile has none)")
+    if not types_checked:
+        _check_profile(obj, what)
     return obj
 
 
-def _has_float(obj: Any) -> bool:
+def _check_profile(obj: Any, what: str) -> None:
+    """Raise RemoteProtocolError if `obj` holds a value outside the profile (§2.1).
+
+    What remains after strict unpacking and the canonical check is a tree of lists, int, bool,
+    None, str, bytes and, possibly, float, dict (only `{}`) and ExtType (only zero-length ones).
+    """
     stack = [obj]
     while stack:
         x = stack.pop()
-        if type(x) is list:
+        t = type(x)
+        if t is list:
             stack.extend(x)
-        elif type(x) is float:
-            return True
-    return False
+        elif t is float:
+            raise RemoteProtocolError(f"{what} holds a float (the profile has none)")
+        elif t is dict:
+            raise RemoteProtocolError(f"{what} holds a map (the profile has none)")
+        elif t is msgpack.ExtType:
+            raise RemoteProtocolError(f"{what} holds an extension type (the profile has none)")
 
 
 def decode_entry(raw: bytes) -> Entry:
@@ -119,7 +132,7 @@ def decode_entry(raw: bytes) -> Entry:
     raw = bytes(raw)
     if len(raw) > MAX_ENTRY_SIZE:
         raise RemoteProtocolError(f"entry too large ({len(raw)} > {MAX_ENTRY_SIZE} bytes)")
-    outer = strict_unpack(raw, "entry", floats_checked=True)  # [bin, bin], checked below
+    outer = strict_unpack(raw, "entry", types_checked=True)  # [bin, bin], checked below
     if not (
         isinstance(outer, list)
         and len(outer) == 2
@@ -130,7 +143,7 @@ def decode_entry(raw: bytes) -> Entry:
     payload, sig = outer
     if len(sig) != SIG_SIZE:
         raise RemoteProtocolError("signature is not 64 bytes")
-    header = strict_unpack(payload, "payload", floats_checked=True)  # header typed, body below
+    header = strict_unpack(payload, "payload", types_checked=True)  # header typed, body below
     if not (isinstance(header, list) and len(header) == 6):
         raise RemoteProtocolError("payload is not [version, seq, prev, seat, kind, body]")
     version, seq, prev, seat, kind, body = header
@@ -144,8 +157,7 @@ def decode_entry(raw: bytes) -> Entry:
         raise RemoteProtocolError("seat is not 0..3")
     if type(kind) is not str or kind not in Kind.ALL:
         raise RemoteProtocolError(f"unknown entry kind {kind!r}")
-    if _has_float(body):
-        raise RemoteProtocolError("payload holds a float (the profile has none)")
+    _check_profile(body, "payload")
     return Entry(raw, payload, sig, version, seq, prev, seat, kind, body)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import msgpack
 
-from zoo_p2p.errors import CheatError, RemoteProtocolError
+from zoo_p2p.errors import CheatError, RemoteProtocolError, StatementCheatError
 from zoo_p2p.protocol.crypto import sha256
 from zoo_p2p.protocol.encoding import (
     HASH_SIZE,
@@ -31,7 +31,9 @@ from zoo_p2p.protocol.encoding import (
     MAX_LOG_ENTRIES,
     decode_entry,
     pack,
+    strict_unpack,
 )
+from zoo_p2p.protocol.liveness import Resignation, parse_resignation
 from zoo_p2p.protocol.session import Session
 
 __all__ = [
@@ -90,11 +92,14 @@ def make_proof(held: Sequence[bytes], offending: bytes) -> bytes:
 
     `held` is the log of the session that rejected `offending` (`Session.entries`). The chain
     keeps what is needed: for an entry at the head, every held entry after the genesis; for an
-    entry at a held seq (a fork), the held entries up to and including that seq. Raises
-    ValueError if `offending` does not decode or cannot follow `held`.
+    entry at a held seq (a fork), the held entries up to and including that seq; for a
+    resignation statement (§10.4) that `Session.add_resignation` proved wrong, every held entry
+    after the genesis. Raises ValueError if `offending` does not decode or cannot follow `held`.
     """
     if not held:
         raise ValueError("the log is empty: no genesis")
+    if _statement(offending) is not None:
+        return pack([PROOF_VERSION, sha256(held[0]), [*held[1:], offending]])
     try:
         e = decode_entry(offending)
     except RemoteProtocolError as exc:
@@ -147,12 +152,28 @@ def decode_proof(data: bytes) -> Proof:
     return Proof(game_id, tuple(chain))
 
 
+def _statement(data: bytes) -> Resignation | None:
+    """`data` as a resignation statement (strict msgpack `[seat, at, seed, key|nil, sig]`, first
+    byte 0x95), or None. An entry (first byte 0x92) is never one."""
+    if not data.startswith(b"\x95"):
+        return None
+    try:
+        return parse_resignation(strict_unpack(data, "a resignation", types_checked=True))
+    except RemoteProtocolError:
+        return None
+
+
 def convicted_by(session: Session, raw: bytes, exc: RemoteProtocolError) -> int | None:
     """The seat that `session` rejecting `raw` with `exc` proves guilty, or None.
 
     A seat is named only when `raw` carries its own valid signature on this session's chain
-    (`Session.signer_at`) and the rejection is about that seat's entry.
+    (`Session.signer_at`) and the rejection is about that seat's entry; or when the rejection
+    is about the resignation statement that `raw` carries (or is) and that statement carries
+    its seat's genesis-key signature (§10.4): then that seat, whoever appended the entry.
     """
+    if isinstance(exc, StatementCheatError):
+        signer = session.statement_signer(exc.statement)
+        return signer if signer is not None and signer == exc.seat else None
     seat = session.signer_at(raw)
     if seat is None or exc.seat != seat:
         return None
@@ -190,7 +211,13 @@ def check(proof: bytes, genesis: bytes) -> Conviction:
             raise ProofError(f"proof entry {i + 1} is not the next entry of the chain")
     last = p.offending
     try:
+        statement = _statement(last)
+        if statement is not None:
+            session.add_resignation(statement)
+            raise ProofError("the resignation statement at the end of the proof proves nothing")
         session.receive(last)
+    except ProofError:
+        raise
     except RemoteProtocolError as exc:
         seat = convicted_by(session, last, exc)
         if seat is None:
@@ -201,8 +228,12 @@ def check(proof: bytes, genesis: bytes) -> Conviction:
         evidence = getattr(exc, "evidence", ()) or (last,)
         if evidence[0] != last:
             evidence = (last, *evidence)
-        seqs = tuple(decode_entry(x).seq for x in evidence)
-        return Conviction(seat, bare_reason(session, exc), seqs, tuple(evidence))
+        # (a statement is no entry: the seqs cite the entries beside it, its seat's commit)
+        seqs = tuple(decode_entry(x).seq for x in evidence if x != last or statement is None)
+        reason = bare_reason(session, exc)
+        if statement is not None:  # (the cited seqs are the entries beside it)
+            reason = f"its signed resignation statement: {reason}"
+        return Conviction(seat, reason, seqs, tuple(evidence))
     raise ProofError("the last entry of the proof is valid: it proves nothing")
 
 

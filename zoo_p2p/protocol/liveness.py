@@ -9,16 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from zoo_p2p import defaults
 from zoo_p2p.errors import RemoteProtocolError
+from zoo_p2p.protocol.crypto import verify_signature
 from zoo_p2p.protocol.encoding import Kind, pack
 from zoo_p2p.protocol.events import Event, Floor, SeatInfo
 from zoo_p2p.text import seat_word
 
-DEFAULT_MOVE_TIME = 300  # seconds a seat has for a move (a person thinking)
-DEFAULT_REVEAL_TIME = 15  # seconds for every entry software computes (commit, reveal, seed…)
+# seconds a seat has for a move (a person thinking), and for every entry software computes
+# (commit, reveal, seed…): defined in `zoo_p2p.defaults`, which `zoo --help` reads without this
+DEFAULT_MOVE_TIME = defaults.MOVE_TIME
+DEFAULT_REVEAL_TIME = defaults.REVEAL_TIME
 MAX_CLOCK = 86_400
 DOMAIN_VOTE = b"zoo-p2p/v1/claim\0"
 DOMAIN_RESIGN = b"zoo-p2p/v1/resign\0"
@@ -170,12 +173,8 @@ def sign_resignation(
 
 
 def signature_ok(pub: Ed25519PublicKey, sig: bytes, data: bytes) -> bool:
-    """True if `sig` is `pub`'s signature of `data`."""
-    try:
-        pub.verify(sig, data)
-    except InvalidSignature:
-        return False
-    return True
+    """True if `sig` is `pub`'s signature of `data` (`crypto.verify_signature`, §2.4)."""
+    return verify_signature(pub, sig, data)
 
 
 _OWED = {
@@ -204,6 +203,36 @@ NEVER_STARTED = "never_started"
 
 
 @dataclass(frozen=True, slots=True)
+class PlayOn:
+    """A claim that did not end the game (§10.7): `seat` owed entry `at` and is out (a stand-in
+    plays it on); the claim is entry `claim`; `dealers` re-dealt the `cards` covered cards and
+    the hidden mutants of `mutants` values."""
+
+    seat: int
+    at: int
+    claim: int
+    by: tuple[int, ...]
+    dealers: tuple[int, ...]
+    cards: int
+    mutants: int
+
+    def describe(self, seats: tuple[SeatInfo, ...]) -> str:
+        """E.g. "seat 3 (Red) stopped answering at entry 48; a stand-in plays on; the 12 cards
+        nobody had seen were re-dealt by seats 1, 2 and 4"."""
+        who = seat_word(self.seat, seats[self.seat].team.name.capitalize())
+        nums = [str(d + 1) for d in self.dealers]
+        dealt = ", ".join(nums[:-1]) + f" and {nums[-1]}" if len(nums) > 1 else nums[0]
+        what = f"the {self.cards} card{'' if self.cards == 1 else 's'} nobody had seen"
+        if self.mutants:
+            what += f" (and which copy of {self.mutants} value{'s' if self.mutants > 1 else ''} "
+            what += "hides the mutant)"
+        return (
+            f"{who} stopped answering at entry {self.at}; a stand-in plays on; {what} "
+            f"{'was' if self.cards == 1 and not self.mutants else 'were'} re-dealt by seats {dealt}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Ending:
     """How a game ended, as the log proves it.
 
@@ -229,6 +258,7 @@ class Ending:
     scores: tuple[int, ...] | None = None
     winners: tuple[int, ...] = ()
     resigned: tuple[int, ...] = ()
+    played_on: tuple[PlayOn, ...] = ()
 
     def describe(self, seats: tuple[SeatInfo, ...]) -> str:
         """One line for people, e.g. "ended: seat 2 (Blue) did not reveal within 15 s …"."""
@@ -246,8 +276,11 @@ class Ending:
             return f"; {names(self.winners)} {verb}"
 
         played_on = ""
+        notes = [p.describe(seats) for p in self.played_on]
         if self.resigned:
-            played_on = f" ({names(self.resigned)} resigned; a stand-in played on)"
+            notes.append(f"{names(self.resigned)} resigned; a stand-in played on")
+        if notes:
+            played_on = f" ({'; '.join(notes)})"
         if self.kind == FINISHED:
             return f"finished{played_on}{won()}"
         if self.kind == CLAIMED:
@@ -261,7 +294,7 @@ class Ending:
                     f"; its late answer (entry {self.late[0]}"
                     f"{'' if len(self.late) == 1 else f'–{self.late[-1]}'}) came after the claim"
                 )
-            return text + won()
+            return text + played_on + won()  # (a resigned seat cannot win, §10.5)
         if self.kind == NEVER_STARTED:
             assert self.seat is not None
             text = (
@@ -329,6 +362,7 @@ __all__ = [
     "Clocks",
     "Ending",
     "Floor",
+    "PlayOn",
     "Resignation",
     "Resigned",
     "Vote",

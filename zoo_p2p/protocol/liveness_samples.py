@@ -27,7 +27,12 @@ SAMPLE_CLOCKS = Clocks(move=120, reveal=10)
 
 
 def _game(n: int, label: str) -> tuple[LocalGame, random.Random]:
-    rng = random.Random(f"zoo-p2p liveness sample {label}")
+    return clocked_game(n, f"zoo-p2p liveness sample {label}")
+
+
+def clocked_game(n: int, rng_seed: str) -> tuple[LocalGame, random.Random]:
+    """A seeded local game of `n` seats whose genesis has the sample clocks, and its rng."""
+    rng = random.Random(rng_seed)
     game = setup_game(n, Variant.STANDARD, rng)
     # the same game with clocks in its genesis: rebuild the sessions on a genesis that has them
     seats = game.sessions[0].seats
@@ -226,6 +231,7 @@ def liveness_vectors() -> dict[str, Any]:
             "winners": list(never.sessions[0].outcome().winners),
             "ending": never.sessions[0].outcome().describe(never.sessions[0].seats),
         },
+        "statements": statement_vectors(),
         "left": {
             "description": "a 3-seat log that stops right at a resignation (the resigner's own "
             "log): no result, verdict incomplete: kind left, no winners",
@@ -235,6 +241,190 @@ def liveness_vectors() -> dict[str, Any]:
             "ending": left_end.outcome().describe(left_end.seats),
         },
     }
+
+
+def statement_vectors() -> dict[str, Any]:
+    """Resignation statements as a peer checks them on arrival (PROTOCOL.md §10.4, "An acceptable
+    statement"): each case is a statement and the log length of `log` (or `decided_log`) at
+    which it arrives, and what the peer does: `kept`, `dropped` (nobody named) or `proof` (a
+    proof against `seat`, given in `proof`: `[1, game_id, log[1..] ‖ [statement]]`)."""
+    from zoo_p2p.errors import CheatError
+    from zoo_p2p.protocol.evidence import check, make_proof
+    from zoo_p2p.protocol.liveness import Resignation, sign_resignation
+
+    game, _, _ = resigned_game(3)
+    full = game.sessions[0].entries
+    k = next(i for i, raw in enumerate(full) if decode_entry(raw).kind == Kind.RESIGN)
+    log = list(full[:k])
+    honest = decode_entry(full[k]).body
+    r, at = honest[0], honest[1]
+    gid = sha256(log[0])
+    key = game.keys[r]
+    seed = game.seeds[r]
+    other = random.Random("zoo-p2p statement vectors").randbytes(32)
+    played = max(i for i in range(1, k) if decode_entry(log[i]).seat == r)  # its last entry
+
+    def signed(at: int, seed: bytes, new_key: bytes | None) -> Resignation:
+        return sign_resignation(key, gid, r, at, seed, new_key)
+
+    cases: list[tuple[str, Resignation, int]] = [
+        ("the honest statement", signed(at, seed, stand_in_public_key(gid, r, seed)), k),
+        (
+            "a random seed with the stand-in key derived from it: the seed misses the commitments",
+            signed(at, other, stand_in_public_key(gid, r, other)),
+            k,
+        ),
+        (
+            "the right seed, a stand-in key that is not the derived one",
+            signed(at, seed, stand_in_public_key(gid, r, other)),
+            k,
+        ),
+        ("no stand-in key with 3 seats", signed(at, seed, None), k),
+        (
+            "64 zero bytes as its signature",
+            Resignation(r, at, seed, stand_in_public_key(gid, r, seed), bytes(64)),
+            k,
+        ),
+        (
+            f"signed at entry {played}: its seat signed entry {played} after it (stale)",
+            signed(played, seed, stand_in_public_key(gid, r, seed)),
+            k,
+        ),
+        (
+            "signed at a later length than the peer holds: kept, it waits for the rest",
+            signed(k + 1, seed, stand_in_public_key(gid, r, seed)),
+            k,
+        ),
+    ]
+    two, rng = _game(2, "statement-decided")
+    play_until(two, rng, lambda f: f.kind == Kind.SEED)
+    decided = two.sessions[0].entries
+    d_case = sign_resignation(two.keys[1], sha256(decided[0]), 1, len(decided), two.seeds[1], None)
+    out: list[dict[str, Any]] = []
+    for what, st, length in [*cases, ("at a seed floor: the game is decided", d_case, -1)]:
+        base = decided if length < 0 else log[:length]
+        peer = Session(base[0])
+        for raw in base[1:]:
+            peer.receive(raw)
+        case: dict[str, Any] = {
+            "what": what,
+            "log": "decided_log" if length < 0 else "log",
+            "log_length": len(base),
+            "statement": st.to_bytes().hex(),
+        }
+        try:
+            kept = peer.add_resignation(st)
+        except CheatError as exc:
+            proof = make_proof(base, st.to_bytes())
+            c = check(proof, base[0])
+            assert c.seat == exc.seat == st.seat
+            case.update(verdict="proof", seat=c.seat, reason=c.reason, proof=proof.hex())
+        else:
+            case.update(verdict="kept" if kept else "dropped", seat=None)
+        out.append(case)
+    entries = _resign_entry_cases(game, log, decode_entry(full[k]), two, decided, played)
+    return {
+        "description": "what a peer does with a resignation statement it receives (PROTOCOL.md "
+        "§10.4): kept; dropped, naming nobody (unsigned, stale, after the game is decided); or "
+        "a proof against its signer (a fault: a seed that misses its commitments, a stand-in "
+        "key that is not the derived one), never kept or appended",
+        "log": [raw.hex() for raw in log],
+        "decided_log": [raw.hex() for raw in decided],
+        "cases": out,
+        "entries_description": "resign entries appended at the head of `log` (or `decided_log`) "
+        "and the auditor's verdict on the log they end: the index of the refused entry and the "
+        "one seat convicted (null: nobody)",
+        "entries": entries,
+    }
+
+
+def _resign_entry_cases(
+    game: LocalGame,
+    log: list[bytes],
+    honest: Any,
+    two: LocalGame,
+    decided: list[bytes],
+    played: int,
+) -> list[dict[str, Any]]:
+    """Forged `resign` entries (PROTOCOL.md §6, §10.4) and the verdicts they must give."""
+    from zoo_p2p.protocol.audit import audit
+    from zoo_p2p.protocol.encoding import encode_payload, make_entry, pack
+    from zoo_p2p.protocol.liveness import sign_resignation
+    from zoo_p2p.protocol.standin import stand_in_private_key
+
+    gid, head = sha256(log[0]), sha256(log[-1])
+    author = honest.seat
+    r, at = honest.body[0], honest.body[1]
+    other = random.Random("zoo-p2p resign entry vectors").randbytes(32)
+    bad = sign_resignation(game.keys[r], gid, r, at, other, stand_in_public_key(gid, r, other))
+    stale = sign_resignation(
+        game.keys[r], gid, r, played, game.seeds[r], stand_in_public_key(gid, r, game.seeds[r])
+    )
+    zero = pack([encode_payload(len(log), head, author, Kind.RESIGN, honest.body), bytes(64)])
+    own_key = stand_in_private_key(gid, r, other)
+    two_gid = sha256(decided[0])
+    late = sign_resignation(two.keys[1], two_gid, 1, len(decided), two.seeds[1], None)
+    seed_floor = two.sessions[0].floor
+    assert seed_floor is not None and seed_floor.kind == Kind.SEED
+    cases = [
+        (
+            "the floor holder's real entry",
+            "log",
+            honest.raw,
+        ),
+        (
+            "the same body 'by' the floor holder with 64 zero bytes as its signature: not the "
+            "exempt entry (its resigner is not its seat), so its signature is checked",
+            "log",
+            zero,
+        ),
+        (
+            "appended by the floor holder, a statement with a seed that misses the resigner's "
+            "commitments: the resigner is convicted, not the appender",
+            "log",
+            make_entry(game.keys[author], len(log), head, author, Kind.RESIGN, bad.to_body()),
+        ),
+        (
+            "the resigner's own seat and body signed with the key derived from the statement's "
+            "seed, while another seat holds the floor: not the exempt entry (it is not at the "
+            "resigner's floor), so its signature is checked with the genesis key: nobody named",
+            "log",
+            make_entry(own_key, len(log), head, r, Kind.RESIGN, bad.to_body()),
+        ),
+        (
+            f"a statement signed at entry {played}, appended after its resigner signed entry "
+            f"{played}: it no longer stands; the appender signed it",
+            "log",
+            make_entry(game.keys[author], len(log), head, author, Kind.RESIGN, stale.to_body()),
+        ),
+        (
+            "2 seats, at the seed floor: the game is decided; the appender signed it",
+            "decided_log",
+            make_entry(
+                two.keys[seed_floor.seat],
+                len(decided),
+                sha256(decided[-1]),
+                seed_floor.seat,
+                Kind.RESIGN,
+                late.to_body(),
+            ),
+        ),
+    ]
+    out = []
+    for what, base_name, entry in cases:
+        base = log if base_name == "log" else decided
+        report = audit([*base, entry])
+        out.append(
+            {
+                "what": what,
+                "log": base_name,
+                "entry": entry.hex(),
+                "verdict": report.verdict,
+                "index": report.fault_index,
+                "seat": report.fault_seat,
+            }
+        )
+    return out
 
 
 def stand_in_vectors() -> dict[str, Any]:
@@ -335,4 +525,5 @@ __all__ = [
     "play_until",
     "resigned_game",
     "stand_in_vectors",
+    "statement_vectors",
 ]

@@ -6,8 +6,11 @@ Everything here is reproducible from fixed labels, so the files in `replays/` an
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Any
+
+import msgpack
 
 from zoo_p2p.errors import RemoteProtocolError
 from zoo_p2p.protocol.crypto import fingerprint, private_key_from_bytes, public_key_bytes, sha256
@@ -196,17 +199,105 @@ REFUSED_NAMES = (
     "\u0301a",
     "Zoe\u0308",
     "a\ue000",
+    "a\U0001f6dc",  # assigned in Unicode 15.0 (So): unassigned in 14.0.0, refused on any Python
+    "a\u31ef",  # assigned in Unicode 15.1 (So): likewise
 )
 
 
+# Values outside the profile (§2.1) that msgpack's length limits of 0 still admit.
+OUT_OF_PROFILE: tuple[tuple[str, Any], ...] = (
+    ("an empty map (0x80) where a table list belongs", {}),
+    ("an empty map (0x80) inside the table list", [{}]),
+    ("a zero-length extension (0xc7 0x00 0x01)", msgpack.ExtType(1, b"")),
+)
+
+
+def out_of_profile_logs() -> list[dict[str, Any]]:
+    """Logs whose last entry, signed by the seat holding the floor, holds a value outside the
+    profile: rejected at §6 step 1, naming nobody (§8.2), though a bad shape would convict."""
+    game = setup_game(2, Variant.STANDARD, random.Random("zoo-p2p out of profile"))
+    s = game.sessions[0]
+    assert s.floor is not None
+    seat = s.floor.seat
+    out = []
+    for why, inner in OUT_OF_PROFILE:
+        raw = make_entry(
+            game.keys[seat], len(s), sha256(s.entries[-1]), seat, Kind.COMMIT, [bytes(32), inner]
+        )
+        try:  # the generator checks its own claim
+            decode_entry(raw)
+        except RemoteProtocolError:
+            pass
+        else:
+            raise AssertionError(f"an out-of-profile entry decodes: {why}")
+        out.append(
+            {
+                "why": why,
+                "entries": [e.hex() for e in [*s.entries, raw]],
+                "verdict": "rejected",
+                "fault_index": len(s),
+                "fault_seat": None,
+                "signed_by_seat": seat,
+            }
+        )
+    return out
+
+
+_L = 2**252 + 27742317777372353535851937790883648493  # the order of the base point B
+_IDENTITY = bytes([1]) + bytes(31)  # the identity's canonical encoding (x = 0, y = 1)
+
+
+def _sign_with_r(seed: bytes, r: bytes, message: bytes, *, add_l: bool = False) -> bytes:
+    """A signature whose R is the 32 bytes `r`, made by the holder of `seed`: S = k·a mod L (so
+    [S]B − [k]A is the identity), with k = SHA-512(R ‖ A ‖ M) mod L (RFC 8032 §5.1.6)."""
+    h = bytearray(hashlib.sha512(seed).digest()[:32])
+    h[0] &= 248
+    h[31] &= 127
+    h[31] |= 64
+    a = int.from_bytes(h, "little")
+    pub = public_key_bytes(private_key_from_bytes(seed))
+    k = int.from_bytes(hashlib.sha512(r + pub + message).digest(), "little") % _L
+    big_s = k * a % _L + (_L if add_l else 0)
+    return r + big_s.to_bytes(32, "little")
+
+
+def signature_vectors() -> list[dict[str, Any]]:
+    """Signatures whose R is the identity point (§2.4): the canonical encoding verifies, any other
+    encoding of the identity never does, and neither does S ≥ L."""
+    seed = _seed("R identity")
+    pub = public_key_bytes(private_key_from_bytes(seed))
+    msg = b"zoo-p2p: R is the identity"
+    cases = (
+        ("R = identity, canonical (01 00…00), S = k·a: valid like any signature", _IDENTITY, False),
+        ("R = identity with the sign bit set (01 00…80): non-canonical R", bytes([1]) + bytes(30)
+         + b"\x80", False),
+        ("R = identity as y = p + 1 (ee ff…7f): non-canonical R", b"\xee" + b"\xff" * 30
+         + b"\x7f", False),
+        ("R = identity, canonical, S + L (S is not below L)", _IDENTITY, True),
+    )  # fmt: skip
+    return [
+        {
+            "why": why,
+            "public_key": pub.hex(),
+            "message": msg.hex(),
+            "signature": _sign_with_r(seed, r, msg, add_l=add_l).hex(),
+            "valid": r == _IDENTITY and not add_l,
+        }
+        for why, r, add_l in cases
+    ]
+
+
 def validation_vectors() -> dict[str, Any]:
-    """Public keys every implementation refuses, names it accepts and refuses (§2.4, §3.1)."""
+    """Public keys every implementation refuses, names it accepts and refuses (§2.4, §3.1), and
+    logs refused for a value outside the msgpack profile (§2.1, §6 step 1)."""
     key = private_key_from_bytes(_seed("key"))
     return {
         "refused_public_keys": [{"why": why, "key": k} for why, k in REFUSED_KEYS],
         "accepted_public_keys": [public_key_bytes(key).hex()],
         "accepted_names": list(ACCEPTED_NAMES),
         "refused_names": list(REFUSED_NAMES),
+        "out_of_profile_logs": out_of_profile_logs(),
+        "signatures": signature_vectors(),
     }
 
 
@@ -268,6 +359,48 @@ def genesis_vectors() -> dict[str, Any]:
             key, 0, ZERO_HASH, 0, Kind.GENESIS, [*base, [300, 15]]
         ).hex(),
         "refused": [
+            {"why": why, "genesis_entry": make_entry(key, 0, ZERO_HASH, 0, Kind.GENESIS, b).hex()}
+            for why, b in refused
+        ],
+        **_on_leave_vectors(key, pk),
+    }
+
+
+def _on_leave_vectors(key: Any, pk: bytes) -> dict[str, Any]:
+    """Genesis entries with the table rule `on_leave: "play-on"` (§10.7.1) and bodies refused
+    for it."""
+    cy = public_key_bytes(private_key_from_bytes(_seed("cy")))
+    three = [["Ada", pk, 0], ["Bo", bytes(range(32)), 3], ["Cy", cy, 1]]
+    base: list[Any] = [bytes(32), "standard", three, None, [300, 15]]
+    two: list[Any] = [bytes(32), "standard", three[:2], None, [300, 15]]
+    valid = (
+        ("play-on, hints not allowed", [*base, False, "play-on"]),
+        ("play-on, hints allowed", [*base, True, "play-on"]),
+    )
+    refused = (
+        ("on_leave with 2 seats (a 2-seat game always ends)", [*two, False, "play-on"]),
+        ('on_leave "end" (end is written by leaving it out)', [*base, False, "end"]),
+        ("on_leave true", [*base, False, True]),
+        ("on_leave nil", [*base, False, None]),
+        ("hints nil before on_leave", [*base, None, "play-on"]),
+        ("an eighth element", [*base, False, "play-on", True]),
+    )
+    out: list[dict[str, Any]] = []
+    for why, b in valid:
+        entry = make_entry(key, 0, ZERO_HASH, 0, Kind.GENESIS, b)
+        g = Session(entry).genesis
+        out.append(
+            {"why": why, "genesis_entry": entry.hex(), "hints": g.hints, "on_leave": g.on_leave}
+        )
+    for _, bad in refused:
+        try:
+            Genesis.from_body(bad)
+        except RemoteProtocolError:
+            continue
+        raise AssertionError(f"a refused genesis body parses: {bad!r}")
+    return {
+        "on_leave": out,
+        "on_leave_refused": [
             {"why": why, "genesis_entry": make_entry(key, 0, ZERO_HASH, 0, Kind.GENESIS, b).hex()}
             for why, b in refused
         ],

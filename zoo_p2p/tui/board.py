@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from rich.style import Style
@@ -33,6 +33,32 @@ class HiddenSquare:
     under_mutant: bool
 
 
+@dataclass(frozen=True)
+class Position:
+    """A public position, as a view holds it: two are equal when they are the same position
+    (move number and `State.digest`), so a panel whose view did not change is not drawn again
+    (`State` itself compares by identity, and a table hands out a fresh copy each time)."""
+
+    state: State = field(compare=False)
+    key: tuple[int, bytes] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", (len(self.state.history), self.state.digest()))
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """What the board shows: a position (None: nothing yet) and its marks (``hint``: the
+    expert's move, in ``( )``; ``hidden``: the hidden deal, in the replay)."""
+
+    position: Position | None = None
+    last: Move | None = None
+    selected: int | None = None
+    targets: Mapping[int, Move] = field(default_factory=dict)
+    hidden: Mapping[int, HiddenSquare] | None = None
+    hint: Move | None = None
+
+
 def squares_of(move: Move | None) -> tuple[int, ...]:
     """The squares a move touches: where a step starts and ends, where a card is sent."""
     if move is None:
@@ -43,7 +69,8 @@ def squares_of(move: Move | None) -> tuple[int, ...]:
 
 
 class BoardView(Widget, can_focus=True):
-    """The zoo. Arrows move the cursor, Enter or a click acts on the square under it."""
+    """The zoo. Arrows move the cursor, Enter or a click acts on the square under it. The
+    screen sets `view` (a `BoardState`); the board draws itself from it (`render`)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "board--cursor",
@@ -70,6 +97,7 @@ class BoardView(Widget, can_focus=True):
     ]
 
     cursor: reactive[int] = reactive(12)
+    view: reactive[BoardState] = reactive(BoardState, init=False)
 
     class CursorMoved(Message):
         """The cursor is on another square."""
@@ -84,31 +112,45 @@ class BoardView(Widget, can_focus=True):
     def __init__(self, glyphs: Glyphs = UTF8, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
         self.glyphs = glyphs
-        self.state: State | None = None
-        self.selected: int | None = None
-        self.targets: Mapping[int, Move] = {}
-        self.last: tuple[int, ...] = ()
-        self.hinted: tuple[int, ...] = ()
-        self.hidden: Mapping[int, HiddenSquare] | None = None
+        # what the screen does with a key that reached the board (see `on_key`)
+        self.key_sink: Callable[[events.Key], None] | None = None
 
-    def show(
-        self,
-        state: State,
-        *,
-        last: Move | None = None,
-        selected: int | None = None,
-        targets: Mapping[int, Move] | None = None,
-        hidden: Mapping[int, HiddenSquare] | None = None,
-        hint: Move | None = None,
-    ) -> None:
-        """Draw ``state`` with the given marks (``hint``: the expert's move, in ``( )``)."""
-        self.state = state
-        self.selected = selected
-        self.targets = targets or {}
-        self.hidden = hidden
-        self.last = squares_of(last)
-        self.hinted = squares_of(hint)
-        self.refresh()
+    @property
+    def state(self) -> State | None:
+        """The position drawn (None: none yet)."""
+        pos = self.view.position
+        return None if pos is None else pos.state
+
+    @property
+    def selected(self) -> int | None:
+        return self.view.selected
+
+    @property
+    def targets(self) -> Mapping[int, Move]:
+        return self.view.targets
+
+    @property
+    def hidden(self) -> Mapping[int, HiddenSquare] | None:
+        return self.view.hidden
+
+    @property
+    def last(self) -> tuple[int, ...]:
+        """The squares of the last move (underlined)."""
+        return squares_of(self.view.last)
+
+    @property
+    def hinted(self) -> tuple[int, ...]:
+        """The squares of the expert's move (in ``( )``)."""
+        return squares_of(self.view.hint)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that Textual forwarded to the board: the screen decides what it means here,
+        in the board's own turn and in the order the keys came. Textual forwards each key to
+        the widget that has the focus when the app takes it from its queue, so the keys of a
+        burst ("6@A2" pasted) can reach the board after a key of the same burst has moved the
+        focus: they are the board's, whatever has the focus by the time they bubble."""
+        if self.key_sink is not None:
+            self.key_sink(event)
 
     def watch_cursor(self) -> None:
         self.refresh()
@@ -189,6 +231,7 @@ class BoardView(Widget, can_focus=True):
 
     def render(self) -> Text:
         g = self.glyphs
+        last, hinted = self.last, self.hinted
         grid = self._style("board--grid")
         out = Text(no_wrap=True, overflow="crop")
         head = " " * (LABEL + 1) + "".join(c.center(CELL) + " " for c in COLUMNS)
@@ -209,7 +252,7 @@ class BoardView(Widget, can_focus=True):
                     left, right = "<", ">"
                 elif move is not None:
                     left, right = "[", "]"
-                elif sq in self.hinted:
+                elif sq in hinted:
                     left, right = "(", ")"
                 if state is not None:
                     content = self._content(state, sq)
@@ -222,9 +265,9 @@ class BoardView(Widget, can_focus=True):
                     cell.append(right)
                 else:
                     cell.append(" " * CELL)
-                if sq in self.last:
+                if sq in last:
                     cell.stylize(self._style("board--last"))
-                if sq in self.hinted:
+                if sq in hinted:
                     cell.stylize(self._style("board--hint"))
                 if move is not None and state is not None:
                     cap = is_character_capture(state, move)
@@ -248,8 +291,20 @@ class BoardView(Widget, can_focus=True):
         self.refresh()
 
 
+@dataclass(frozen=True)
+class HandView:
+    """What the hand bar shows: ``label``, then the cards ``values``, ``chosen`` picked."""
+
+    label: Text = field(default_factory=Text)
+    values: tuple[int, ...] = ()
+    chosen: int | None = None
+
+
 class HandBar(Widget):
-    """The hand of the seat to play: click a card to pick it; digits 3–6 do the same."""
+    """The hand of the seat to play: click a card to pick it; digits 3–6 do the same. The
+    screen sets `view` (a `HandView`); the bar draws itself from it."""
+
+    view: reactive[HandView] = reactive(HandView, init=False)
 
     class Picked(Message):
         """A hand card was clicked."""
@@ -260,25 +315,18 @@ class HandBar(Widget):
 
     def __init__(self, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
-        self.values: list[int] = []
-        self.chosen: int | None = None
-        self.label = Text()
         self._spans: list[tuple[int, int, int]] = []
 
-    def show(self, label: Text, values: list[int], chosen: int | None) -> None:
-        """Show ``label`` then the cards ``values``, ``chosen`` picked."""
-        self.label, self.values, self.chosen = label, values, chosen
-        self.refresh()
-
     def render(self) -> Text:
+        view = self.view
         out = Text(no_wrap=True, overflow="crop")
-        out.append_text(self.label)
+        out.append_text(view.label)
         self._spans = []
-        if self.label.plain:
+        if view.label.plain:
             out.append(" ")
-        for v in self.values:
+        for v in view.values:
             start = out.cell_len
-            picked = v == self.chosen
+            picked = v == view.chosen
             out.append(
                 f"{'{' if picked else '['}{v}{'}' if picked else ']'}",
                 "reverse bold" if picked else "bold",

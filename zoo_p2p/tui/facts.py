@@ -15,7 +15,7 @@ from rich.text import Text
 
 from zoo_p2p.rules import Card, Move, Send, State, Team, Variant, move_name, square_name
 from zoo_p2p.rules.board import COPIES_PER_VALUE
-from zoo_p2p.text import ZOO_WORDS, mutant_words, shown, uncovered
+from zoo_p2p.text import ZOO_WORDS, mutant_killed, mutant_words, shown, uncovered
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ _CODES = {"zoo": "{value}", "character": "{initial}{value}", "mutant": "M{value}
 _WORDS = {
     "zoo": "a {value} ({zoo})",
     "character": "{team}'s {value}",
-    "mutant": "the mutant (was a {value})",
+    "mutant": "the mutant (it was a {value})",
     "unknown": "a hidden card",
 }
 
@@ -183,7 +183,7 @@ def card_code(state: State, card: Card) -> str:
 
 
 def card_words(state: State, card: Card, names: Sequence[str] | None = None) -> str:
-    """A card in words: 'a 2 (2 zombies)', "Blue's 4", 'the mutant (was a 5)'."""
+    """A card in words: 'a 2 (2 zombies)', "Blue's 4", 'the mutant (it was a 5)'."""
     return _card_form(_WORDS, state, card, "nothing")
 
 
@@ -219,7 +219,7 @@ def target_hint(state: State, move: Move) -> str:
     if target.kind == "character":
         return f"takes {card_words(state, target)}"
     if target.kind == "mutant":
-        return f"kills the mutant (+{target.value})"
+        return f"kills {mutant_killed(target.value or 0)}"
     assert target.value is not None
     p = mutant_chance(state, target.value)
     if state.variant is Variant.GENERAL or target.value >= 4 or p == 0:
@@ -254,7 +254,7 @@ def narrate(before: State, after: State, move: Move, names: Sequence[str], you: 
     target = before.top(move.to)
     take = "take" if mine else "takes"
     if target.kind == "mutant":
-        line.append(f" and {'kill' if mine else 'kills'} the mutant (+{target.value})")
+        line.append(f" and {'kill' if mine else 'kills'} {mutant_killed(target.value or 0)}")
     else:
         line.append(f" and {take} {card_words(before, target)}")
     if after.needs is not None:
@@ -288,3 +288,33 @@ def took_text(state: State, seat: int) -> str:
 def team_initial(team: Team) -> str:
     """'Y', 'B', 'G' or 'R'."""
     return team.name[0]
+
+
+def short_narrate(
+    before: State, after: State, move: Move, names: Sequence[str], you: int | None
+) -> Text:
+    """The moves panel's line for a move, short enough for one line of a narrow panel: who
+    (you, or the team), the move, what it took and what the capture showed. The whole
+    sentence (`narrate`) is the status line's."""
+    seat = before.to_move
+    team = before.teams[seat]
+    line = Text()
+    line.append("you" if seat == you else team.label, style=f"bold {team.colour}")
+    line.append(f" {move_name(move)}: ")
+    target = before.top(move.to)
+    if target.kind == "mutant":
+        line.append(f"kills the mutant (+{target.value})", style="bold")
+    elif target.kind == "character":
+        line.append(f"takes {card_words(before, target)}", style="bold")
+    else:
+        line.append(f"takes a {target.value}")
+    if after.needs is not None:
+        line.append(", never revealed", style="dim")
+        return line
+    u_before, u_after = before.under(move.to), after.under(move.to)
+    if u_before.kind == "unknown" and u_after.kind == "zoo":
+        line.append(f", under {u_after.value}")
+    if after.top(move.to).kind == "mutant" and target.kind == "zoo":
+        mover = move.value if isinstance(move, Send) else (before.top(move.frm).value or 0)
+        line.append(f", MUTANT: the {mover} is lost", style="bold magenta")
+    return line

@@ -5,131 +5,92 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from zoo_p2p.bots.analysis import Hint, HintRefused, hint
 from zoo_p2p.errors import IllegalMoveError, NotationError
-from zoo_p2p.rules import Move, Send, State, Step, Variant, move_name, parse_move, square_name
-from zoo_p2p.tui.board import BoardView, HandBar
+from zoo_p2p.rules import Move, Send, State, Step, move_name, parse_move, square_name
+from zoo_p2p.text import out_note, resigned_note, shown
+from zoo_p2p.tui.board import BoardState, BoardView, HandBar, HandView, Position
 from zoo_p2p.tui.facts import (
     Glyphs,
-    chance_words,
-    is_character_capture,
-    mutant_chance,
     narrate,
-    seat_name,
     seat_text,
-    square_words,
-    target_hint,
-    took_text,
-    turned,
+    short_narrate,
 )
-from zoo_p2p.tui.table import Table
-
-if TYPE_CHECKING:
-    from zoo_p2p.tui.app import ZooApp
+from zoo_p2p.tui.lobby import same_wait
+from zoo_p2p.tui.overlays import (
+    LEAVE_KEYS,
+    MovesOverlay,
+    Question,
+    TextOverlay,
+    help_text,
+    legend_text,
+)
+from zoo_p2p.tui.table import LocalTable, Table
+from zoo_p2p.tui.widgets import (
+    CapturesPanel,
+    CapturesView,
+    InfoPanel,
+    InfoView,
+    KeysLine,
+    KeysView,
+    MessageLines,
+    MovesPanel,
+    SeatsPanel,
+    SeatsView,
+    StatusLine,
+    StatusView,
+)
 
 T = TypeVar("T")
 
-LEGEND = (
-    "3 ? = a 3 on a hidden card; Y5 2 = Yellow's 5 on a 2; M4 = mutant (was a 4); "
-    "[ ] = target; < > = takes a character; { } = picked"
-)
-
-
-def seats_text(
-    st: State,
-    names: list[str],
-    g: Glyphs,
-    presence: list[bool] | None = None,
-    clocks: list[str] | None = None,
-    notes: list[str] | None = None,
-    awaiting: str | None = None,
-    links: list[str] | None = None,
-    you: int | None = None,
-) -> Text:
-    """Every seat: turn mark, name (`you`: this terminal's seat, marked unless its name says
-    so), presence, how we hear it (a network game's direct links), clock, score; hand and Zoo
-    pile; captures."""
-    out = Text()
-    scores = st.scores()
-    over = st.is_terminal()
-    for seat in range(st.n_seats):
-        if seat:
-            out.append("\n")
-        mark = g.turn if (not over and seat == st.to_move) else " "
-        out.append(f"{mark} ", style="bold")
-        out.append_text(seat_text(st, seat, names))
-        if seat == you and names[seat] != "you":
-            out.append(" (you)", style="bold")
-        if presence is not None and seat < len(presence):  # a rematch may not have it yet
-            up = presence[seat]
-            out.append(f" {g.online if up else g.offline}", style="green" if up else "red")
-        if links is not None and seat < len(links) and links[seat]:
-            out.append(f" {links[seat]}", style="green" if links[seat] == "direct" else "dim")
-        if notes is not None and seat < len(notes) and notes[seat]:
-            out.append(f" {notes[seat]}", style="bold red")
-        if clocks is not None and seat < len(clocks) and clocks[seat]:
-            out.append(f" {clocks[seat]} left", style="bold")
-        out.append(f"  {scores[seat].total} pts", style="bold")
-        zoo = st.captured_zoo(seat)
-        hand = " ".join(map(str, st.hand(seat))) or "none"
-        cards = f"{len(zoo)} card" + ("" if len(zoo) == 1 else "s")
-        out.append(f"\n  hand {hand}{g.sep}Zoo: {cards}, {sum(zoo)} pts")
-        took = took_text(st, seat)
-        if took:
-            out.append(f"\n  took {took}")
-    if awaiting:
-        out.append(f"\n{awaiting}", style="italic")
-    return out
-
-
-def captures_text(st: State, names: list[str]) -> Text:
-    """Every seat's captures in full, and how far the mutant hunt has come."""
-    out = Text()
-    for seat in range(st.n_seats):
-        if seat:
-            out.append("\n")
-        out.append_text(seat_text(st, seat, names))
-        zoo = sorted(st.captured_zoo(seat))
-        out.append(f"\n  Zoo cards: {' '.join(map(str, zoo)) or 'none'}")
-        out.append(f"\n  characters: {took_text(st, seat) or 'none'}")
-    if st.variant is Variant.STANDARD:
-        tv = turned(st)
-        out.append("\n\nturned over: " + ", ".join(f"{v}s {tv[v]}/10" for v in range(4)))
-        found = sorted(st.mutants_found)
-        out.append("\nmutants found: " + (", ".join(f"the {v}" for v in found) or "none yet"))
-    return out
-
 
 class MoveLine(Input):
-    """The typing line. While the claim question is open and nothing is typed, c and w are its
-    answers (the screen's bindings), not letters: the question comes first."""
+    """The move box. While the claim question is open and nothing is typed, c and w are its
+    answers (the screen's bindings), not letters: the question comes first. ``q``, ``?``, ``x``
+    ``h`` and ``l`` are never part of a move: they are the screen's keys here too."""
 
     claim_open: Callable[[], bool] = staticmethod(lambda: False)
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         if character in ("c", "w") and not self.value and self.claim_open():
             return False
+        if character is not None and character in COMMAND_KEYS:
+            return False
         return super().check_consume_key(key, character)
+
+
+COMMAND_KEYS = frozenset("q?xhl")
+"""Keys that are commands wherever the focus is in the game (no move is written with them)."""
 
 
 class GameScreen(Screen[None]):
     """One game. Type a move (5@C3, C3-C4), or pick with keys or the mouse, then a target."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "clear", "clear", show=False),
+        Binding("escape", "escape", "close", show=False),
         Binding("tab", "switch_focus", "board/typing", show=False, priority=True),
+        Binding("q", "leave_ask", "leave", show=False, priority=True),
+        Binding("question_mark", "moves", "moves", show=False, priority=True),
+        Binding("x", "hint", "hint", show=False, priority=True),
+        Binding("f1,h", "help", "help", show=False, priority=True),
+        Binding("l", "legend", "legend", show=False, priority=True),
+        # a hand card picked (the box holds only its digit): the arrows go on to the board
+        Binding("up", "arrow(0,-1)", show=False, priority=True),
+        Binding("down", "arrow(0,1)", show=False, priority=True),
+        Binding("left", "arrow(-1,0)", show=False, priority=True),
+        Binding("right", "arrow(1,0)", show=False, priority=True),
         # the claim question's answers, before the typing line takes them as letters
         Binding("c", "claim_answer(True)", "claim", show=False, priority=True),
         Binding("w", "claim_answer(False)", "wait", show=False, priority=True),
@@ -142,10 +103,12 @@ class GameScreen(Screen[None]):
         self.pick_hand: int | None = None
         self.pick_sq: int | None = None
         self.history: list[Text] = []
+        # the message lines: the last move's sentence, then notes (they go when the position
+        # changes) and errors (they go at the next key)
+        self.last_line: Text | None = None
         self.messages: list[Text] = []
-        self.for_position: list[Text] = []  # messages about this position only (`?`, `x`)
+        self.errors: list[Text] = []
         self.last: Move | None = None
-        self.quitting = False
         self.typing_pending = False  # keys typed on the board before the focus reached the box
         self.over_shown = False
         # the expert's hint (x): for which position, the search's stop flag, what it found
@@ -157,44 +120,52 @@ class GameScreen(Screen[None]):
         # on_mount has returned, so a draw guarded by it would skip the first one)
         self.panels = False
 
-    @property
-    def zoo(self) -> ZooApp:
-        from zoo_p2p.tui.app import ZooApp
+    class Leave(Message):
+        """The person confirmed leaving the game: the app closes the table and leaves."""
 
-        assert isinstance(self.app, ZooApp)
-        return self.app
+    class TableChanged(Message):
+        """The table changed besides a move (presence, clocks, reveals, the ending): the app
+        tells the screen above this one, the end screen, if it is open."""
+
+    class Over(Message):
+        """The game has ended: the app opens the end screen for ``table``."""
+
+        def __init__(self, table: Table) -> None:
+            super().__init__()
+            self.table = table
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        yield Static(id="status", markup=False)
+        yield StatusLine(self.g, id="status")
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield BoardView(self.g, id="board")
                 yield HandBar(id="hand")
-                yield Static(id="info", markup=False, classes="panel")
+                yield InfoPanel(self.g, id="info", classes="panel")
             with Vertical(id="right"):
-                yield Static(id="seats", markup=False, classes="panel")
+                yield SeatsPanel(self.g, id="seats", classes="panel")
                 with Horizontal(id="lower"):
-                    with VerticalScroll(id="history", classes="panel"):
-                        yield Static(id="history-text", markup=False)
-                    yield Static(id="captures", markup=False, classes="panel")
-        yield Static(id="messages", markup=False)
-        line = MoveLine(placeholder="type a move: 5@C3 or C3-C4 (Tab: board)", id="command")
+                    yield MovesPanel(self.g, id="history", classes="panel")
+                    yield CapturesPanel(id="captures", classes="panel")
+        yield MessageLines(id="messages")
+        line = MoveLine(
+            placeholder="the move box: press a hand card (3-6) or a column (A-E) to type a move",
+            id="command",
+            select_on_focus=False,  # the key that opened the box stays, the next one follows
+        )
         line.claim_open = lambda: self.table.question is not None
         yield line
-        yield Static(id="keys", markup=False)
+        yield KeysLine(self.g, id="keys")
 
     def on_mount(self) -> None:
         if self.g.ascii:
             self.add_class("-ascii")
-        self.query_one("#history", VerticalScroll).border_title = "moves"
-        self.query_one("#captures", Static).border_title = "captures"
-        self.query_one("#seats", Static).border_title = "seats"
-        self.query_one("#info", Static).border_title = "hints"
-        self.query_one("#board", BoardView).focus()
+        board = self.query_one("#board", BoardView)
+        board.key_sink = self.board_key
+        board.focus()
         self.panels = True
         self.table.ui = self
-        self.redraw()
+        self.show()
         if self.messages:  # notices that came before the screen was mounted
             self.show_messages()
         self.table.start()
@@ -202,77 +173,74 @@ class GameScreen(Screen[None]):
 
     def _tick(self) -> None:
         if self.table.tick():
-            self.query_one("#seats", Static).update(self.seats_text(self.table.state))
+            self.show_seats()
 
     # ------------------------------------------------------------------ TableUI
     def moved(self, before: State, after: State, move: Move) -> None:
-        """A move was played (by anyone): narrate it, keep it in the history."""
-        line = narrate(before, after, move, self.table.names, self.table.you())
+        """A move was played (by anyone): its sentence on the status line, its short line in
+        the moves panel; the messages about the old position go."""
+        you = self.table.you()
         n = len(after.history)
-        entry = Text(f"{n:>3} ", style="dim")
-        entry.append_text(line)
+        entry = Text(f"{n:>2} ", style="dim")
+        entry.append_text(short_narrate(before, after, move, self.table.names, you))
         self.history.append(entry)
+        self.last_line = narrate(before, after, move, self.table.names, you)
         self.last = move
         self.pick_hand = self.pick_sq = None
         self.forget_hint()
         self.forget_position_notices()
-        self.redraw()
+        self.show()
 
     def forget_position_notices(self) -> None:
-        """A move was played: the answers to `?` and `x` listed moves of the old position, which
-        may no longer be legal (a listed send of a card already sent): take them away."""
-        if not self.for_position:
-            return
-        gone = {id(m) for m in self.for_position}
-        self.for_position = []
-        self.messages = [m for m in self.messages if id(m) not in gone]
+        """The position changed: every message about the old one goes (an answer to `x`, an
+        error, "your time is up"); the last move's sentence says what happened."""
+        self.messages = []
+        self.errors = []
         if self.panels:
             self.show_messages()
 
+    def forget_errors(self) -> None:
+        """A key was pressed: the error it answers has been read."""
+        if self.errors:
+            self.errors = []
+            if self.panels:
+                self.show_messages()
+
     def refresh_table(self) -> None:
         """Something besides a move changed (presence, clocks, reveals, the ending)."""
-        self.redraw()
-        from zoo_p2p.tui.over import GameOverScreen
-
-        if isinstance(self.app.screen, GameOverScreen):
-            self.app.screen.update_ending()
+        self.show()
+        self.post_message(self.TableChanged())  # the end screen above, if open, follows it
 
     def log_line(self, text: Text) -> None:
         """A line in the move history that no single move narrates."""
-        entry = Text(f"{len(self.history) + 1:>3} ", style="dim")
+        entry = Text(f"{len(self.history) + 1:>2} ", style="dim")
         entry.append_text(text)
         self.history.append(entry)
-        self.redraw()
+        self.show()
 
-    def notice(self, text: Text | str, *, position: bool = False) -> None:
-        """Show a message (peer-supplied strings arrive as Text or are shown as plain data);
-        ``position``: it is about this position only, and goes once a move is played."""
+    def notice(self, text: Text | str, *, position: bool = True) -> None:
+        """Show a message (peer-supplied strings arrive as Text or are shown as plain data)
+        until the position changes."""
         msg = text if isinstance(text, Text) else Text(text)
+        if not msg.plain.strip():
+            return
+        if self.messages and same_wait(self.messages[-1].plain, msg.plain):
+            self.messages.pop()  # the same wait with new figures: it updates its line
         self.messages.append(msg)
-        self.messages = self.messages[-2:]
-        if position:
-            self.for_position.append(msg)
+        self.messages = self.messages[-3:]
+        if self.panels:
+            self.show_messages()
+
+    def error(self, words: str) -> None:
+        """An error (a move refused, a key that does nothing): shown until the next key."""
+        self.errors = [Text(words, style="bold red")]
         if self.panels:
             self.show_messages()
 
     def show_messages(self) -> None:
-        """The newest messages that fit the two message lines, the newest always: a long one
-        (an illegal move's reason) wraps onto both lines instead of pushing the newest (the
-        answer to `?`) out of sight."""
-        width = max(20, self.app.size.width - 2)  # the line's padding: one column each side
-        kept: list[Text] = []
-        lines = 0
-        for msg in reversed(self.messages):
-            n = max(1, len(msg.wrap(self.app.console, width)))
-            if kept and lines + n > 2:
-                break
-            kept.insert(0, msg)
-            lines += n
-        self.query_one("#messages", Static).update(Text("\n").join(kept))
-
-    def on_resize(self, event: events.Resize) -> None:
-        if self.panels:
-            self.show_messages()
+        """The message lines (`MessageLines`) follow the last move and the messages."""
+        lines = self.query_one("#messages", MessageLines)
+        lines.state = (self.last_line, (*self.messages, *self.errors))
 
     def background(self, work_fn: Callable[[], T], done: Callable[[T], None]) -> None:
         """Run ``work_fn`` in a worker thread and hand its result to ``done`` on this thread."""
@@ -308,7 +276,7 @@ class GameScreen(Screen[None]):
         self.hint_key = key
         self.hint_stop = threading.Event()
         self._think_hint(self.table.state, key, self.hint_stop, len(self.table.human))
-        self.redraw()
+        self.show()
 
     @work(thread=True, group="hint", exit_on_error=False)
     def _think_hint(
@@ -340,7 +308,7 @@ class GameScreen(Screen[None]):
             return
         self.hint = result
         self.notice(Text(result.describe(self.g.dash), style="bold"), position=True)
-        self.redraw()
+        self.show()
 
     def on_unmount(self) -> None:
         """The screen is gone (quit, rematch): a search still running stops."""
@@ -377,206 +345,136 @@ class GameScreen(Screen[None]):
                 out[m.to] = m
         return out
 
-    def redraw(self) -> None:
-        """Redraw every panel from the table's public state."""
+    def show(self) -> None:
+        """Calls down: hand every panel its view of the table as it is now (a reactive each
+        widget draws itself from); a panel whose view did not change is not drawn again. The
+        tick, the cursor and the focus each set only the view they change."""
         if not self.panels:
             return
         st = self.table.state
+        pos = Position(st)
         targets = self.targets()
-        board = self.query_one("#board", BoardView)
-        board.show(
-            st,
+        self.query_one(BoardView).view = BoardState(
+            pos,
             last=self.last,
             selected=self.pick_sq,
             targets=targets,
             hint=self.hint.move if self.hint is not None else None,
         )
-        self.query_one("#status", Static).update(self.status_text(st))
-        self.query_one("#seats", Static).update(self.seats_text(st))
-        hand = self.query_one("#hand", HandBar)
-        if self.table.my_turn():
-            seat = st.to_move
-            label = Text.assemble(seat_text(st, seat, self.table.names), " hand:")
-            hand.show(label, st.hand(seat), self.pick_hand)
-        else:
-            over = self.table.state.is_terminal() or self.table.ended() is not None
-            hand.show(Text("game over" if over else "hand: (not your turn)", style="dim"), [], None)
-        self.query_one("#info", Static).update(self.info_text(st, targets))
-        hist = (
-            Text("\n").join([*self.history[:-1], self._last_entry()])
-            if self.history
-            else Text("no moves yet", style="dim")
-        )
-        self.query_one("#history-text", Static).update(hist)
-        self.query_one("#history", VerticalScroll).scroll_end(animate=False)
-        self.query_one("#captures", Static).update(self.captures_text(st))
-        self.query_one("#keys", Static).update(self.keys_text())
+        self.query_one(StatusLine).view = self.status_view(pos)
+        self.show_seats(pos)
+        self.query_one(HandBar).view = self.hand_view(st)
+        self.show_info(pos, targets)
+        self.query_one(MovesPanel).lines = tuple(self.history)
+        self.query_one(CapturesPanel).view = CapturesView(pos, tuple(self.table.names))
+        self.show_keys()
         if st.is_terminal() and not self.over_shown:
             self.over_shown = True
-            self.call_after_refresh(self.zoo.show_game_over, self.table)
+            self.call_after_refresh(self.post_message, self.Over(self.table))
 
-    def _last_entry(self) -> Text:
-        t = Text(self.g.turn, style="bold")
-        t.append_text(self.history[-1][1:])
-        t.stylize("bold")
-        return t
-
-    def status_text(self, st: State) -> Text:
-        t = Text(
-            f"Zoo of Carson City {self.g.dash} {self.table.title}, move {len(st.history) + 1}: "
+    def status_view(self, pos: Position) -> StatusView:
+        t = self.table
+        return StatusView(
+            pos,
+            t.title,
+            tuple(t.names),
+            ended=t.ended(),
+            run_over=t.run_over,
+            leaving=t.leaving,
+            replaced_at=t.replaced_at(),
+            my_turn=t.my_turn(),
+            you=t.you(),
+            out=tuple(sorted(t.out_seats().items())),
+            resigned=tuple(sorted(t.resigned_seats().items())),
         )
-        ended = self.table.ended()
-        if st.is_terminal():
-            t.append("game over", style="bold")
-        elif ended is not None:  # a claim or a resignation: no final position says it
-            t.append(f"game over {self.g.dash} {ended}", style="bold")
-        elif getattr(self.table, "run_over", False):
-            t.append("the game link has closed (q leaves; zoo resume goes on)", style="bold")
-        elif getattr(self.table, "leaving", False):  # q, confirmed: the peer is stopping
-            t.append("leaving: saving the log…", style="bold")
-        elif st.needs is not None:
-            t.append("waiting for the hidden card to be revealed")
-        elif self.table.my_turn():
-            who = (
-                "your"
-                if self.table.you() is not None
-                else seat_name(st, st.to_move, self.table.names) + "'s"
-            )
-            t.append(f"{who} turn", style=f"bold reverse {st.teams[st.to_move].colour}")
-        else:
-            t.append("waiting for ")
-            t.append_text(seat_text(st, st.to_move, self.table.names))
-        return t
 
     def link_closed(self) -> bool:
         """A network game whose peer has stopped, or is stopping since the person left: nobody
         is awaited, no clock runs."""
-        return bool(getattr(self.table, "run_over", False) or getattr(self.table, "leaving", False))
+        return self.table.run_over or self.table.leaving
 
-    def seats_text(self, st: State) -> Text:
+    def show_seats(self, pos: Position | None = None) -> None:
+        """The seats panel's view: what the table knows of every seat now."""
         t = self.table
         closed = self.link_closed()
-        out = seats_text(
-            st,
-            t.names,
-            self.g,
-            None if closed else t.presence,  # the presence last heard is stale
-            None if closed else t.clocks,
-            notes=t.seat_notes,
+
+        def kept(seq: list[T] | None) -> tuple[T, ...] | None:
+            return None if closed or seq is None else tuple(seq)
+
+        notes = self.seat_notes()
+        self.query_one(SeatsPanel).view = SeatsView(
+            pos or Position(t.state),
+            tuple(t.names),
+            kept(t.presence),  # the presence last heard is stale once the link has closed
+            kept(t.clocks),
+            notes=None if notes is None else tuple(notes),
             awaiting=None if closed else t.awaiting,
-            links=None if closed else t.seat_links,
+            # a game against your own bots runs on this machine: how each is heard says nothing
+            links=None if not t.networked else kept(t.seat_links),
             you=t.you(),
+            question=t.question,
         )
-        if t.question is not None:  # the claim question, until it is answered or gone
-            out.append("\n")
-            out.append_text(t.question)
-        return out
 
-    def info_text(self, st: State, targets: dict[int, Move]) -> Text:
-        t = Text()
-        expert = self.hint_text()
-        if expert is not None:
-            t.append_text(expert)
-            t.append("\n")
-        board = self.query_one("#board", BoardView)
-        sq = board.cursor
-        t.append(square_words(st, sq, self.table.names))
-        if sq in targets:
-            t.append(f"\n{self.g.arrow} {target_hint(st, targets[sq])}", style="bold")
-        if targets:
-            caps = sorted(square_name(q) for q, m in targets.items() if is_character_capture(st, m))
-            what = (
-                f"your {self.pick_hand} from hand"
-                if self.pick_hand
-                else f"the character on {square_name(self.pick_sq or 0)}"
-            )
-            t.append(f"\n{len(targets)} targets for {what}")
-            if caps:
-                t.append(f"; takes a character on {' '.join(caps)}", style="bold")
-        elif self.table.my_turn():
-            t.append("\npick a hand card (3-6 or click it) or one of your characters")
-        t.append("\n")
-        t.append_text(self.odds_text(st))
-        if targets:  # every target with its hint: captures first, then the safest Zoo cards
-            t.append("\n")
+    def stand_in_notes(self) -> dict[int, str]:
+        """Seat -> its note, for each seat a stand-in plays: put out by a claim that played on
+        (PROTOCOL.md §10.7), or resigned at 3–4 seats (§10.4)."""
+        notes = {seat: resigned_note(at) for seat, at in self.table.resigned_seats().items()}
+        notes.update((seat, out_note(at)) for seat, at in self.table.out_seats().items())
+        return notes
 
-            def order(m: Move) -> tuple[int, float, int]:
-                top = st.top(m.to)
-                risk = 0.0 if top.kind != "zoo" else float(mutant_chance(st, top.value or 0))
-                return (0 if is_character_capture(st, m) else 1, risk, -(top.value or 0))
+    def seat_notes(self) -> list[str] | None:
+        """The seats' notes: a seat a stand-in plays (out, §10.7, or resigned, §10.4) has its
+        note in place of its presence, which says nothing any more ("left")."""
+        stood = self.stand_in_notes()
+        if not stood:
+            return self.table.seat_notes
+        notes = list(self.table.seat_notes or [""] * len(self.table.names))
+        notes += [""] * (len(self.table.names) - len(notes))
+        for seat, note in stood.items():
+            if 0 <= seat < len(notes):
+                notes[seat] = note
+        return notes
 
-            for m in sorted(targets.values(), key=order):
-                t.append(f"\n{square_name(m.to)} {target_hint(st, m)}")
-        t.append("\n\n" + LEGEND, style="dim")
-        return t
+    def hand_view(self, st: State) -> HandView:
+        """The hand bar's view: the hand of the seat to play from here, or why there is none."""
+        if self.table.my_turn():
+            seat = st.to_move
+            label = Text.assemble(seat_text(st, seat, self.table.names), " hand:")
+            return HandView(label, tuple(st.hand(seat)), self.pick_hand)
+        over = st.is_terminal() or self.table.ended() is not None
+        return HandView(Text("game over" if over else "hand: (not your turn)", style="dim"))
 
-    def odds_text(self, st: State) -> Text:
-        """The chance that the next capture of each value reveals a mutant."""
-        if st.variant is Variant.GENERAL:
-            return Text("General variant: no mutants")
-        t = Text("mutant odds per card: ")
-        for v in range(4):
-            if v in st.mutants_found:
-                t.append(f"{v}:found", style="magenta")
-            else:
-                p = mutant_chance(st, v)
-                t.append(f"{v}:{p.numerator}/{p.denominator}")
-            t.append("" if v == 3 else " ")
-        return t
+    def show_info(self, pos: Position, targets: dict[int, Move]) -> None:
+        """The hints panel's view: the square under the cursor, the pick and its targets."""
+        self.query_one(InfoPanel).view = InfoView(
+            pos,
+            tuple(self.table.names),
+            self.query_one(BoardView).cursor,
+            targets,
+            pick_hand=self.pick_hand,
+            pick_sq=self.pick_sq,
+            my_turn=self.table.my_turn(),
+            expert=self.hint_text(),
+        )
 
-    def captures_text(self, st: State) -> Text:
-        return captures_text(st, self.table.names)
-
-    def keys_text(self) -> Text:
-        if self.quitting:
-            return Text(
-                "Leave the game? press q again to leave, any other key to stay", style="bold"
-            )
-        if self.table.question is not None:  # the question itself is in the seats panel
-            return Text(
-                f"a seat's clock ran out: c claim the game now{self.g.sep}w wait", style="bold"
-            )
-        over = self.table.state.is_terminal() or self.table.ended() is not None
-        if over or getattr(self.table, "run_over", False):  # no move to make: no move keys
-            typing = self.panels and isinstance(self.focused, Input)
-            head = "the game is over" if over else "the game link has closed"
-            return Text(
-                self.g.sep.join([head, "q then Enter: leave" if typing else "q leave"]),
-                style="dim",
-            )
-        hints = self.table.hints_off() is None  # never offer a key that cannot work here
-        if self.panels and isinstance(self.focused, Input):  # keys type letters here
-            return Text(
-                self.g.sep.join(
-                    [
-                        "Enter: play the move typed",
-                        "? x q then Enter: moves, hint, quit"
-                        if hints
-                        else "? q then Enter: moves, quit",
-                        "Tab: board",
-                    ]
-                ),
-                style="dim",
-            )
-        return Text(
-            self.g.sep.join(
-                [
-                    "arrows/click: pick, target",
-                    "3-6 hand",
-                    "Tab: type",
-                    "? moves",
-                    *(["x hint"] if hints else []),
-                    "q quit",
-                ]
-            ),
-            style="dim",
+    def show_keys(self) -> None:
+        """The keys line's view: what the keys do now, where the focus is."""
+        t = self.table
+        self.query_one(KeysLine).view = KeysView(
+            question=t.question is not None,
+            over=t.state.is_terminal() or t.ended() is not None,
+            terminal=t.state.is_terminal(),
+            run_over=t.run_over,
+            hints=t.hints_off() is None,
+            typing=self.panels and isinstance(self.focused, Input),
+            picking=self.pick_hand is not None or self.pick_sq is not None,
         )
 
     # ------------------------------------------------------------------ input
     def act_on_square(self, sq: int) -> None:
         """Enter or a click on ``sq``: play it if it is a target, else pick what stands there."""
         if not self.table.my_turn():
-            self.notice(Text("it is not your turn", style="yellow"))
+            self.error("it is not your turn")
             return
         st = self.table.state
         targets = self.targets()
@@ -588,9 +486,7 @@ class GameScreen(Screen[None]):
             if any(isinstance(m, Step) and m.frm == sq for m in st.legal_moves()):
                 self.pick_sq, self.pick_hand = sq, None
             else:
-                self.notice(
-                    Text(f"your {top.value} on {square_name(sq)} cannot move", style="yellow")
-                )
+                self.error(f"your {top.value} on {square_name(sq)} cannot move")
         elif self.pick_hand is not None or self.pick_sq is not None:
             move: Move = (
                 Send(self.pick_hand, sq)
@@ -600,34 +496,32 @@ class GameScreen(Screen[None]):
             try:
                 st.check(move)
             except IllegalMoveError as exc:
-                self.notice(Text(str(exc), style="red"))
+                self.error(str(exc))
         else:
-            self.notice(
-                Text(
-                    "pick a hand card (3-6, or click it) or one of your characters first",
-                    style="yellow",
-                )
-            )
-        self.redraw()
+            self.error("pick a hand card (3-6, or click it) or one of your characters first")
+        self.show()
 
-    def pick_card(self, value: int) -> None:
-        """Pick a hand card of the seat to move."""
+    def pick_card(self, value: int) -> bool:
+        """Pick a hand card of the seat to move; False (and why) when it cannot be picked."""
         st = self.table.state
+        ok = False
         if not self.table.my_turn():
-            self.notice(Text("it is not your turn", style="yellow"))
+            self.error("it is not your turn")
         elif value not in st.hand(st.to_move):
-            self.notice(Text(f"your {value} is not in your hand", style="yellow"))
+            self.error(f"your {value} is not in your hand")
         else:
             self.pick_hand, self.pick_sq = value, None
-        self.redraw()
+            ok = True
+        self.show()
+        return ok
 
     def play(self, move: Move) -> None:
         """Submit a move; say why when it cannot be played."""
         why = self.table.submit(move)
         if why is not None:
-            self.notice(Text(f"{move_name(move)}: {why}", style="red"))
+            self.error(f"{move_name(move)}: {why}")
         self.pick_hand = self.pick_sq = None
-        self.redraw()
+        self.show()
 
     def on_board_view_activated(self, event: BoardView.Activated) -> None:
         self.act_on_square(event.square)
@@ -636,96 +530,115 @@ class GameScreen(Screen[None]):
         self.pick_card(event.value)
 
     def on_board_view_cursor_moved(self, event: BoardView.CursorMoved) -> None:
-        self.redraw()
+        if self.panels:  # the hints describe the square under the cursor
+            self.show_info(Position(self.table.state), self.targets())
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.value:
+            self.forget_errors()  # a key was typed: the error it answers has been read
+
+    def action_arrow(self, dx: int, dy: int) -> None:
+        """An arrow while the move box holds only the hand card just picked: the box closes
+        and the cursor moves on the board, to pick the target with the arrows and Enter."""
+        box = self.query_one("#command", Input)
+        if self.focused is not box or box.value not in ("3", "4", "5", "6"):
+            raise SkipAction()
+        box.value = ""
+        board = self.query_one("#board", BoardView)
+        board.focus()
+        board.action_cursor(dx, dy)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         event.input.value = ""
+        board = self.query_one("#board", BoardView)
+        board.focus()  # the box closes: the board has the focus again
         if not text:
-            self.query_one("#board", BoardView).focus()
             return
-        if text in ("?", "h", "help"):
-            self.action_moves()
+        low = text.lower()
+        if low in ("?", "help", "h"):
+            self.action_help() if low != "?" else self.action_moves()
             return
-        if text.lower() in ("x", "hint", "expert"):
+        if low in ("b", "l", "legend", "board"):  # as in the line mode: the board's legend
+            self.action_legend()
+            return
+        if low in ("x", "hint", "expert"):
             self.action_hint()
             return
-        if text.lower() in ("q", "quit"):
-            self.action_quit_game()
+        if low in ("q", "quit"):
+            self.action_leave_ask()
+            return
+        if text in "3456" and len(text) == 1:  # a hand card alone: picked, its targets shown
+            self.pick_card(int(text))
             return
         try:
             move = parse_move(text)
         except NotationError as exc:
-            self.notice(Text(str(exc), style="red"))
+            self.error(str(exc))
             return
         if not self.table.my_turn():
-            self.notice(Text("it is not your turn", style="yellow"))
+            self.error("it is not your turn")
             return
         self.play(move)
 
     def on_key(self, event: events.Key) -> None:
+        """Any key, wherever the focus is: the error on screen has been read."""
+        self.forget_errors()
+
+    def board_key(self, event: events.Key) -> None:
+        """A key that reached the board (BoardView.on_key, the board's `key_sink`): a character
+        that starts a move opens the move box with it.
+
+        It is decided by where the key was sent, not by where the focus is now: the keys of a
+        burst (a paste, a fast typist, tmux send-keys "6@A2") are forwarded to the board before
+        the focus has moved to the move box, and reach it after; they belong to the box."""
+        self.forget_errors()  # the next key: the error on screen has been read
         board = self.query_one("#board", BoardView)
-        if self.quitting:
-            event.stop()
-            event.prevent_default()
-            self.quitting = False
-            if event.key == "q":
-                self.zoo.quit_game()
-            else:
-                self.redraw()
-            return
-        if self.table.question is not None and event.character in ("c", "w"):
-            event.stop()  # the claim question comes first, wherever the focus is
-            event.prevent_default()
-            self.table.answer_claim(event.character == "c")
-            self.redraw()
-            return
-        if self.focused is not board:
-            return
         box = self.query_one("#command", Input)
         ch = event.character or ""
-        if self.typing_pending:
+        if self.typing_pending or self.focused is box:
             # keys of a burst typed faster than the focus moves to the typing line ("6@C3⏎"):
-            # every one is part of the move, digits included, and the Enter ends it
-            event.stop()
-            event.prevent_default()
+            # every one is part of the move, digits included, and the Enter ends it; other
+            # keys (Escape, Tab) go on to the bindings of where the focus is now
             if event.key == "enter":
+                event.stop()
+                event.prevent_default()
                 self.typing_pending = False
                 box.post_message(Input.Submitted(box, box.value))
+            elif event.key == "backspace":
+                event.stop()
+                event.prevent_default()
+                box.value = box.value[:-1]
+                box.cursor_position = len(box.value)
             elif ch and ch.isprintable():
+                event.stop()
+                event.prevent_default()
                 box.value += ch
                 box.cursor_position = len(box.value)
             return
-        if self.table.state.is_terminal() and ch in ("r", "o"):
-            event.stop()
-            self.over_shown = False
-            self.redraw()
+        if self.focused is not board:
             return
-        if ch in "3456" and ch:
+        if ch in ("e", "E") and self.table.state.is_terminal():
             event.stop()
-            self.pick_card(int(ch))
-        elif ch == "?":
+            self.action_end_screen()
+        elif ch and ch in MOVE_STARTS:
             event.stop()
-            self.action_moves()
-        elif ch == "q":
-            event.stop()
-            self.action_quit_game()
-        elif ch == "x":
-            event.stop()
-            self.action_hint()
+            if ch in "3456" and self.table.my_turn():
+                self.pick_card(int(ch))  # its targets show on the board while it is typed
+            self._type(ch)
         elif ch == "@" and self.pick_hand is not None:
             event.stop()
             self._type(f"{self.pick_hand}@")
-        elif ch and ch.isprintable() and ch not in " " and event.key not in ("enter", "space"):
+        elif ch and ch.isprintable() and ch != " ":
             event.stop()
-            self._type(ch)
+            self.error(f"'{shown(ch, 4)}' does nothing here: F1 lists the keys")
 
     def _type(self, prefix: str) -> None:
-        """Start typing a move from a key pressed on the board.
+        """Open the move box with ``prefix`` in it (a key pressed on the board).
 
         The keys of the same burst (a paste, a fast typist, a terminal that sends "6@C3" at
-        once) still reach the board until the focus has moved: `on_key` appends them to the
-        typing line, digits included, so none is lost or taken for a hand card.
+        once) still reach the board, before and after the focus has moved: `board_key` appends
+        them to the typing line, digits included, so none is lost or taken for a hand card.
         """
         box = self.query_one("#command", Input)
         box.value = prefix
@@ -737,22 +650,30 @@ class GameScreen(Screen[None]):
         """The focus has moved: keys now reach the widget they are meant for."""
         self.typing_pending = False
         if self.panels:  # the keys line names what the keys do where the focus now is
-            self.query_one("#keys", Static).update(self.keys_text())
+            self.show_keys()
 
-    def action_clear(self) -> None:
-        """Drop the pick; from the typing line, go back to the board."""
-        self.pick_hand = self.pick_sq = None
-        self.query_one("#board", BoardView).focus()
-        self.redraw()
+    def action_escape(self) -> None:
+        """Escape closes the innermost thing: the move box (back to the board, a hand card
+        picked stays picked), else the pick. It never leaves the game."""
+        box = self.query_one("#command", Input)
+        board = self.query_one("#board", BoardView)
+        if self.focused is box:
+            box.value = ""
+            board.focus()
+        elif self.pick_hand is not None or self.pick_sq is not None:
+            self.pick_hand = self.pick_sq = None
+        else:
+            self.notice(Text("nothing to close (q leaves the game, F1 lists the keys)"))
+        self.show()
 
     def action_claim_answer(self, claim: bool) -> None:
         """c or w while the claim question is open, wherever the focus is (an empty typing line
         included: the question is about another seat's turn); otherwise the key goes on."""
         box = self.query_one("#command", Input)
-        if self.table.question is None or self.quitting or (self.focused is box and box.value):
+        if self.table.question is None or (self.focused is box and box.value):
             raise SkipAction()
         self.table.answer_claim(claim)
-        self.redraw()
+        self.show()
 
     def action_switch_focus(self) -> None:
         """Tab: between the board and the typing line."""
@@ -761,43 +682,72 @@ class GameScreen(Screen[None]):
             self.query_one("#command", Input).focus()
         else:
             board.focus()
-        self.redraw()
+        self.show()
 
     def action_moves(self) -> None:
-        """List the legal moves, captures of characters first, with mutant risk."""
-        st = self.table.state
+        """`?`: every legal move in a list to scroll and pick from."""
+        self.forget_errors()
         if not self.table.my_turn():
-            self.notice(Text("it is not your turn", style="yellow"))
+            self.error("it is not your turn: the list of moves is for your own turn")
             return
-        moves = st.legal_moves()
-        caps = [m for m in moves if is_character_capture(st, m)]
-        t = Text(f"{len(moves)} legal moves. ")
-        if caps:
-            t.append(
-                "captures: "
-                + ", ".join(f"{move_name(m)} ({target_hint(st, m)})" for m in caps[:4])
-                + ". ",
-                style="bold",
+        st = self.table.state
+        key = self.position_key()
+
+        def picked(move: Move | None) -> None:
+            if move is not None and key == self.position_key():
+                self.play(move)
+
+        self.app.push_screen(MovesOverlay(st), picked)
+
+    def action_help(self) -> None:
+        """F1: the keys, and the board's legend."""
+        self.forget_errors()
+        hints = self.table.hints_off() is None
+        self.app.push_screen(TextOverlay("help: the keys", help_text(hints)))
+
+    def action_legend(self) -> None:
+        """The board's legend: what each code on a square means."""
+        self.forget_errors()
+        self.app.push_screen(TextOverlay("the board's legend", legend_text()))
+
+    def action_end_screen(self) -> None:
+        """e: the end screen again, after looking at the final position."""
+        if self.table.state.is_terminal():
+            self.post_message(self.Over(self.table))
+
+    def action_leave_ask(self) -> None:
+        """q: ask once; q or y confirms, anything else stays."""
+        self.forget_errors()
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.post_message(self.Leave())
+            else:
+                self.show()
+
+        self.app.push_screen(Question(self.leave_words(), LEAVE_KEYS), answered)
+
+    def leave_words(self) -> Text:
+        """What leaving does here, said before it is done."""
+        t = self.table
+        over = t.state.is_terminal() or t.ended() is not None or t.run_over
+        if not t.networked and isinstance(t, LocalTable):
+            return Text(
+                "Leave the game? A local game is not saved anywhere (it keeps no log): "
+                + ("it is over, nothing is lost." if over else "this one ends here for good.")
             )
-        safe = [
-            m for m in moves if not is_character_capture(st, m) and (st.top(m.to).value or 0) >= 4
-        ]
-        if safe:
-            t.append("animals, no mutant risk: " + " ".join(move_name(m) for m in safe[:6]))
-        elif not caps:  # neither: still name moves to type, the least risky first
-
-            def risk(m: Move) -> Fraction:
-                value = st.top(m.to).value
-                return Fraction(0) if value is None else mutant_chance(st, value)
-
-            least = sorted(moves, key=lambda m: (risk(m), isinstance(m, Send)))[:6]
-            t.append(
-                "least mutant risk: "
-                + ", ".join(f"{move_name(m)} ({chance_words(risk(m))})" for m in least)
+        log = t.log_path()
+        where = f" The log is {shown(log, 200)}." if log else ""
+        if over:
+            return Text(
+                f"Leave? The game is over.{where.replace('The log is', 'Its log is saved:')}"
             )
-        self.notice(t, position=True)
+        return Text(
+            "Leave the game? Leaving with q RESIGNS your seat: a stand-in plays it on to the "
+            "end, and the others finish the game. Ctrl-C instead leaves without resigning: "
+            f"the seat is kept, and `zoo resume` takes it back.{where}"
+        )
 
-    def action_quit_game(self) -> None:
-        """Ask before leaving."""
-        self.quitting = True
-        self.redraw()
+
+MOVE_STARTS = frozenset("3456abcdeABCDE")
+"""Keys that start a move on the board (a hand card, or the column of a character to move)."""

@@ -16,10 +16,11 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 
+from zoo_p2p.driver import BaseDriver
 from zoo_p2p.errors import ZooError
 from zoo_p2p.protocol.audit import report_for
 from zoo_p2p.protocol.events import CheatDetected, Event
@@ -34,7 +35,23 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from zoo_p2p.driver import ClaimQuestion, GameLink, LobbyRow, SeatPresence
-    from zoo_p2p.tui.app import ZooApp
+
+
+class NetScreen(Protocol):
+    """What the driver tells the app (on the app's thread, through ``call_from_thread``): the
+    app implements it; the driver needs nothing else of it, so net.py does not import the app."""
+
+    @property
+    def is_running(self) -> bool: ...
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
+    def net_notice(self, text: Text) -> None: ...
+    def net_update(self, snap: Snapshot) -> None: ...
+    def net_lobby(self, rows: list[tuple[str, str, int]], need: int) -> None: ...
+    def net_started(self, snap: Snapshot) -> None: ...
+    def net_presence(self, up: list[bool]) -> None: ...
+    def net_seats(self, notes: list[str], awaiting: str | None) -> None: ...
+    def net_claim(self, question: ClaimQuestion | None) -> None: ...
+    def net_claim_votes(self, question: ClaimQuestion) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -54,27 +71,45 @@ class Snapshot:
     links: tuple[str, ...] | None = None  # per seat: "direct", "via host", "host link" or ""
     ended: str | None = None  # how a game ended without a final position (a claim, resigned)
     entries: tuple[bytes, ...] = ()  # the log so far: to narrate moves not seen one by one
+    over_tor: bool = False  # our links go through Tor (TRANSPORT.md §3.5, §10.9)
+    out: tuple[tuple[int, int], ...] = ()  # (seat, entry) put out by a claim that played on
+    replaced_at: int | None = None  # our seat was put out at this entry (§10.7): we watch
+    resigned: tuple[tuple[int, int], ...] = ()  # (seat, entry) of a resignation a stand-in plays
+
+
+def play_on_words(link: GameLink, events: list[Event]) -> list[str]:
+    """For each claim among ``events`` that played on (PROTOCOL.md §10.7), what happened in
+    words: "seat 3 (Red) stopped answering at entry 48; a stand-in plays on; the 12 cards…"."""
+    s = link.session
+    if s is None:
+        return []
+    return [shown(p.describe(s.seats), 300) for p in s.played_on_in(events)]
 
 
 def seat_links(link: GameLink) -> tuple[str, ...] | None:
-    """How we hear every seat, from the facts the end line's "direct links" uses (the mesh,
-    TRANSPORT.md §10): "direct" when its direct link is up; without one, "host link" for the
-    host's seat (or every seat, if we are the host), else "via host" (relayed); "" for our own
-    seat or a seat whose card has not come yet. None when there is no mesh (call in the loop
-    thread)."""
-    mesh = getattr(link, "mesh", None)
+    """How we and every other seat hear each other, named the same from both ends of the link
+    (the mesh, TRANSPORT.md §10): "direct" when the link is direct both ways, that is we hear
+    the seat directly and its heads say it hears us directly ("direct, Tor" at an onion,
+    §10.9); otherwise "host link" for the host's seat (or every seat, if we are the host), else
+    "via host" (at least one way goes through the host). A seat we hear directly but that does
+    not hear us is not "direct": the other end, which does not hear us, could not say so.
+    "" for our own seat or a seat whose card has not come yet. None when there is no mesh
+    (call in the loop thread)."""
+    mesh = link.mesh
     s = link.session
     if mesh is None or s is None:
         return None
     heard = mesh.links()
+    me = s.seat
     words = []
     for seat in range(len(s.seats)):
-        if seat == s.seat or seat not in heard:
+        via = heard.get(seat)
+        if seat == me or seat not in heard:
             words.append("")
-        elif heard[seat]:
-            words.append("direct")
+        elif via and me is not None and mesh.hears(seat, me):
+            words.append("direct, Tor" if ".onion:" in via else "direct")
         else:
-            words.append("host link" if 0 in (seat, s.seat) else "via host")
+            words.append("host link" if 0 in (seat, me) else "via host")
     return tuple(words)
 
 
@@ -97,8 +132,7 @@ def snapshot(link: GameLink) -> Snapshot:
         verdict = verdict_text(report)
         if report.ending is not None and report.ending.kind != FINISHED and report.ending_text:
             ended = shown(report.ending_text, 300)
-    sink = getattr(link, "sink", None)
-    path = getattr(sink, "path", None)
+    path = link.mesh_log_path()
     f = s.floor
     floor = None if f is None else (f.seat, str(f.kind), len(s.entries))
     allowed = s.time_allowed() if f is not None else None
@@ -116,6 +150,10 @@ def snapshot(link: GameLink) -> Snapshot:
         seat_links(link),
         ended,
         tuple(s.entries),
+        over_tor=link.mesh is not None and link.mesh.over_tor,
+        out=tuple(sorted(s.out.items())),
+        replaced_at=s.replaced_at,
+        resigned=tuple(sorted(s.resigned.items())),  # 3–4 seats only: at 2 it ends the game
     )
 
 
@@ -152,10 +190,10 @@ def _shielded(fn: Callable[..., Any], *args: Any) -> None:
         log.exception("the screen could not show an update (%s); the game goes on", fn.__name__)
 
 
-class AppDriver:
+class AppDriver(BaseDriver):
     """The person at this terminal, through the app (implements `zoo_p2p.driver.Driver`)."""
 
-    def __init__(self, app: ZooApp) -> None:
+    def __init__(self, app: NetScreen) -> None:
         self.app = app
         self._r, self._w = os.pipe()
         self._pending = b""
@@ -203,7 +241,7 @@ class AppDriver:
                 (link.claim_now if line == "claim" else link.claim_wait)()
                 continue
             if line == "q":
-                getattr(link, "resign_and_leave", link.leave)("you left the game")
+                link.resign_and_leave("you left the game")
                 return False
             try:
                 link.play(parse_move(line))
@@ -229,6 +267,8 @@ class AppDriver:
                     self.app.net_notice,
                     Text(f"CHEATING by seat {ev.seat + 1}: {shown(ev.reason)}", style="bold red"),
                 )
+        for words in play_on_words(link, events):
+            self._post(self.app.net_notice, Text(words, style="bold yellow"))
         self._post(self.app.net_update, snapshot(link))
         self._post_seats(link)
 
@@ -321,26 +361,47 @@ class NoticeFile(io.TextIOBase):
 class NetTable(Table):
     """A network game as the game screen sees it."""
 
-    def __init__(self, driver: AppDriver, snap: Snapshot, *, networked: bool = True) -> None:
+    def __init__(
+        self,
+        driver: AppDriver,
+        snap: Snapshot,
+        *,
+        networked: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """``networked=False`` for ``zoo play``: the other seats are bots this machine started
-        (the game still runs over loopback), so hints are offered."""
+        (the game still runs over loopback), so hints are offered. ``clock``: the monotonic
+        seconds the clocks and the claim question count down on (a test's fake clock)."""
         super().__init__(
             names=snap.names,
             human=set() if snap.seat is None else {snap.seat},
-            title="network game" if networked else "game against your bots",
+            title=(
+                (
+                    "network game over Tor (your address is hidden)"
+                    if snap.over_tor
+                    else "network game"
+                )
+                if networked
+                else "game against your bots"
+            ),
             networked=networked,
             agreed=snap.hints,
         )
         self.driver = driver
+        self.clock = clock
         self.snap = snap
         self.seat_links = None if snap.links is None else list(snap.links)
         self.shadow: State | None = snap.state
         self.presence = None
-        self.floor_since = time.monotonic()
+        self.floor_since = self.clock()
         self.run_over = False  # the peer's run has ended (the log is signed, saved, audited)
         self.leaving = False  # the person left (q, confirmed): the peer is stopping
         self.ended_said = False  # the ending without a final position is in the moves panel
         self.late_said: tuple[int, str, int] | None = None  # the floor our late notice was for
+
+    def log_path(self) -> str | None:
+        """Where the peer writes this game's log."""
+        return self.snap.log_path
 
     @property
     def can_rematch(self) -> bool:
@@ -375,6 +436,18 @@ class NetTable(Table):
         """How the game ended when no final position says it (a claim, a resignation)."""
         return self.snap.ended
 
+    def out_seats(self) -> dict[int, int]:
+        """Seat -> the entry of the claim that played on and put it out (PROTOCOL.md §10.7)."""
+        return dict(self.snap.out)
+
+    def resigned_seats(self) -> dict[int, int]:
+        """Seat -> the entry of its resignation, whose stand-in plays on (3–4 seats, §10.4)."""
+        return dict(self.snap.resigned)
+
+    def replaced_at(self) -> int | None:
+        """The entry of the claim that put our seat out, or None."""
+        return self.snap.replaced_at
+
     def _say_ending(self) -> None:
         if self.snap.ended is not None and not self.ended_said and self.ui is not None:
             self.ended_said = True
@@ -383,7 +456,7 @@ class NetTable(Table):
     def tick(self) -> bool:
         """Recompute the clocks and the claim question's count-down (once a second); True when
         they changed."""
-        now = time.monotonic()
+        now = self.clock()
         asked = self.claim_tick(now)
         f, allowed = self.snap.floor, self.snap.allowed
         closed = self.run_over or self.leaving
@@ -423,7 +496,7 @@ class NetTable(Table):
     def update(self, snap: Snapshot) -> None:
         """New facts from the loop: narrate settled moves, then redraw."""
         if snap.floor != self.snap.floor:
-            self.floor_since = time.monotonic()
+            self.floor_since = self.clock()
         self.snap = snap
         if snap.links is not None:
             self.seat_links = list(snap.links)

@@ -22,6 +22,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from zoo_p2p.driver import Driver
+    from zoo_p2p.tui.facts import Glyphs
 
 SEARCH_SECONDS = 5.0  # after this long with nothing found, say so (the browse goes on)
 MAX_GAMES = 32  # rows shown, whatever a source reports
@@ -118,6 +120,163 @@ class InviteInput(Input):
             self.insert_text_at_cursor(text)
 
 
+# ---------------------------------------------------------------------- the list's panels
+@dataclass(frozen=True)
+class SearchView:
+    """Where the search stands: ``error``, it cannot browse here; ``searching``, the seconds
+    since it began while its bound has not passed (None: it has); ``n`` games listed."""
+
+    n: int
+    bound: float
+    searching: float | None = None
+    error: str | None = None
+
+
+class SearchHead(Static):
+    """The status line of the search: searching (a spinner, the count and the seconds), or
+    how it ended. Set `view`."""
+
+    view: reactive[SearchView | None] = reactive(None, init=False)
+
+    def __init__(self, ascii: bool, *, id: str | None = None) -> None:
+        super().__init__(id=id, markup=False)
+        self.ascii = ascii
+
+    def watch_view(self) -> None:
+        if self.view is not None:
+            self.update(self.text(self.view))
+
+    def text(self, v: SearchView) -> Text:
+        head = Text()
+        if v.error:
+            head.append(shown(v.error, 300), style="bold yellow")
+            head.append("\nPaste the invite instead (p).")
+        elif v.searching is not None:
+            frames, dots = ("|/-\\", "...") if self.ascii else ("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏", "…")
+            spin = frames[int(v.searching * 4) % len(frames)]
+            head.append(f"{spin} searching the LAN{dots} {v.n} found ({v.searching:.0f} s)")
+            head.stylize("bold")
+        elif v.n:
+            head.append(f"{v.n} game(s) on the local network; pick one to join", style="bold")
+            head.append("  (still listening; r searches again)", style="dim")
+        else:
+            head.append(nothing_found(v.bound), style="bold yellow")
+        return head
+
+
+@dataclass(frozen=True)
+class NoteView:
+    """What the browse met besides games: multicast refused (``trouble``, said while nothing
+    is listed), adverts ``dropped``."""
+
+    trouble: str | None = None
+    dropped: int = 0
+
+
+class SearchNote(Static):
+    """The line under the search's status. Set `view`."""
+
+    view: reactive[NoteView | None] = reactive(None, init=False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, markup=False)
+
+    def watch_view(self) -> None:
+        v = self.view
+        if v is None:
+            return
+        notes: list[str] = []
+        if v.trouble:
+            notes.append(f"mDNS multicast is blocked here: {shown(v.trouble, 120)}")
+        if v.dropped:
+            notes.append(f"({v.dropped} malformed or extra advert(s) ignored)")
+        self.update(Text(" ".join(notes), style="dim"))
+
+
+class GameList(OptionList):
+    """The games listed, one row each (`game_line`), a full one greyed out; shown only while
+    there is one. Set `games`: the highlighted game stays highlighted if it is still listed,
+    else the first with a free seat is."""
+
+    games: reactive[tuple[LanGame, ...]] = reactive((), init=False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.display = False  # nothing listed yet
+
+    def watch_games(self, old: tuple[LanGame, ...], games: tuple[LanGame, ...]) -> None:
+        was = self.highlighted
+        keep = old[was].invite if was is not None and was < len(old) else None
+        claims = Counter(g.fingerprint for g in games)
+        self.set_options(
+            Option(game_line(g, twin=claims[g.fingerprint] > 1), id=str(i), disabled=g.free <= 0)
+            for i, g in enumerate(games)
+        )
+        open_rows = [i for i, g in enumerate(games) if g.free > 0]
+        again = [i for i in open_rows if games[i].invite == keep]
+        self.highlighted = again[0] if again else (open_rows[0] if open_rows else None)
+        self.display = bool(games)
+
+
+@dataclass(frozen=True)
+class PickKeysView:
+    """What the keys do where the focus is: the invite box (``box``) or the list."""
+
+    box: bool = False
+
+
+class PickKeys(Static):
+    """The keys line of the list. Set `view`."""
+
+    view: reactive[PickKeysView | None] = reactive(None, init=False)
+
+    def __init__(self, ascii: bool, *, id: str | None = None) -> None:
+        super().__init__(id=id, markup=False)
+        self.ascii = ascii
+
+    def watch_view(self) -> None:
+        if self.view is None:
+            return
+        if self.view.box:
+            keys = "Enter: join with this invite   Esc: close the box   q (box empty): leave"
+        else:
+            arrows = "up/down" if self.ascii else "↑↓"
+            keys = f"{arrows} Enter join   p paste an invite   r search again   q leave"
+        self.update(Text(keys, style="dim"))
+
+
+@dataclass(frozen=True)
+class PickErrorView:
+    """What went wrong with the last key: a pasted text that is not an invite (``bad``: why),
+    or Esc with nothing to close (``nothing_open``); neither: nothing to say."""
+
+    bad: str | None = None
+    nothing_open: bool = False
+
+
+class PickError(Static):
+    """The error line under the invite box. Set `view`."""
+
+    view: reactive[PickErrorView | None] = reactive(None, init=False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, markup=False)
+
+    def watch_view(self) -> None:
+        v = self.view
+        if v is None:
+            return
+        if v.bad is not None:
+            said = f"that is not an invite: {shown(v.bad, 200)}; paste it again"
+            self.update(Text(said, style="yellow"))
+        elif v.nothing_open:
+            self.update(
+                Text("nothing to close: q leaves the list, p pastes an invite", style="dim")
+            )
+        else:
+            self.update("")
+
+
 class PickScreen(Screen[str | None]):
     """The games on the LAN, updated live: arrows + Enter (or a click) joins one; p (or just
     pasting) takes an invite; r searches again; q or Esc leaves. Dismissed with the invite's
@@ -126,7 +285,7 @@ class PickScreen(Screen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "paste", "paste an invite"),
         Binding("r", "search", "search again"),
-        Binding("q", "leave", "leave"),
+        Binding("q", "leave_ask", "leave"),
         Binding("escape", "back", "back", show=False),
     ]
 
@@ -145,8 +304,10 @@ class PickScreen(Screen[str | None]):
         *,
         bound: float = SEARCH_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        glyphs: Glyphs | None = None,
     ) -> None:
         super().__init__()
+        self.glyphs = glyphs  # the app's (None: UTF-8)
         self.source = source
         self.check = check
         self.bound = bound
@@ -158,35 +319,43 @@ class PickScreen(Screen[str | None]):
         self.chosen: LanGame | None = None  # the listed game picked (None: pasted, or none)
         self.stop: Callable[[], None] | None = None
         self.pasting = False  # the player asked for the invite box (p, or pasted)
+        self.box_closed = False  # the player closed the invite box (Escape): it stays closed
 
     def compose(self) -> ComposeResult:
         yield Static(
             Text("Apocalypse at the Zoo of Carson City: games on the local network", style="bold"),
             id="status",
         )
-        yield Static(id="pick-head", markup=False)
-        yield Static(id="pick-note", markup=False)
-        yield OptionList(id="pick-list")
+        yield SearchHead(self.ascii, id="pick-head")
+        yield SearchNote(id="pick-note")
+        yield GameList(id="pick-list")
         yield InviteInput(
-            {"r": self.action_search, "q": self.action_leave},
-            placeholder="paste the invite here, then Enter (Esc: back)",
+            {"r": self.action_search, "q": self.action_leave_ask},
+            placeholder="paste the invite here, then Enter (Esc: close the box)",
             id="pick-invite",
             max_length=INVITE_MAX,
         )
-        yield Static(id="pick-error", markup=False)
-        yield Static(id="keys", markup=False)
+        yield PickError(id="pick-error")
+        yield PickKeys(self.ascii, id="keys")
 
     def on_mount(self) -> None:
-        arrows = "up/down" if self.ascii else "↑↓"
-        keys = f"{arrows} Enter join   p paste an invite   r search again   q leave"
-        self.query_one("#keys", Static).update(Text(keys, style="dim"))
         self.query_one("#pick-invite", Input).display = False
+        self.show_keys()
         self.query_one("#pick-list", OptionList).focus()
         self.start_search()
-        self.set_interval(0.25, self.show_state)
+        self.set_interval(0.25, self.show)
 
     def on_unmount(self) -> None:
         self.stop_search()
+
+    def show_keys(self) -> None:
+        """What the keys do where the focus is now."""
+        self.query_one(PickKeys).view = PickKeysView(
+            self.query_one("#pick-invite", Input).has_focus
+        )
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.show_keys()
 
     # ----- the browse
     def start_search(self) -> None:
@@ -195,7 +364,8 @@ class PickScreen(Screen[str | None]):
         self.search += 1
         self.started = self.clock()
         self.found = Found()
-        self.show_games()
+        self.games = []
+        self.show()
         search = self.search
 
         def report(found: Found) -> None:  # any thread; after the app closed, a no-op
@@ -206,7 +376,7 @@ class PickScreen(Screen[str | None]):
             self.stop = self.source(report)
         except Exception as exc:  # the source's own failure: say it, keep the paste box
             self.found = Found(error=f"cannot look for games here ({exc})")
-            self.show_games()
+            self.show()
 
     def stop_search(self) -> None:
         """Stop the browse (bounded by the source; safe to call twice)."""
@@ -219,7 +389,8 @@ class PickScreen(Screen[str | None]):
         if message.search != self.search or self.stop is None:  # a stale or stopped browse
             return
         self.found = message.found
-        self.show_games()
+        self.games = list(message.found.games[:MAX_GAMES])
+        self.show()
 
     @property
     def elapsed(self) -> float:
@@ -229,7 +400,7 @@ class PickScreen(Screen[str | None]):
     @property
     def ascii(self) -> bool:
         """The terminal cannot show UTF-8 (the app's glyphs are ASCII)."""
-        return bool(getattr(getattr(self.app, "glyphs", None), "ascii", False))
+        return self.glyphs is not None and self.glyphs.ascii
 
     @property
     def search_over(self) -> bool:
@@ -237,48 +408,17 @@ class PickScreen(Screen[str | None]):
         return self.elapsed >= self.bound
 
     # ----- what is shown
-    def show_games(self) -> None:
-        """Rebuild the list from the last report, keeping the highlighted game if it is still
-        there."""
-        lst = self.query_one("#pick-list", OptionList)
-        was = lst.highlighted
-        keep = self.games[was].invite if was is not None and was < len(self.games) else None
-        self.games = list(self.found.games[:MAX_GAMES])
-        claims = Counter(g.fingerprint for g in self.games)
-        lst.set_options(
-            Option(game_line(g, twin=claims[g.fingerprint] > 1), id=str(i), disabled=g.free <= 0)
-            for i, g in enumerate(self.games)
-        )
-        open_rows = [i for i, g in enumerate(self.games) if g.free > 0]
-        again = [i for i in open_rows if self.games[i].invite == keep]
-        lst.highlighted = again[0] if again else (open_rows[0] if open_rows else None)
-        self.show_state()
-
-    def show_state(self) -> None:
-        """The status lines: searching (with the count and the seconds), or how it ended."""
+    def show(self) -> None:
+        """Calls down: hand every panel its view of the search as it is now (the screen's
+        timer calls it 4 times a second, for the spinner and the seconds); a panel whose view
+        did not change is not drawn again."""
         n = len(self.games)
-        head = Text()
-        if self.found.error:
-            head.append(shown(self.found.error, 300), style="bold yellow")
-            head.append("\nPaste the invite instead (p).")
-        elif not self.search_over:
-            frames, dots = ("|/-\\", "...") if self.ascii else ("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏", "…")
-            spin = frames[int(self.elapsed * 4) % len(frames)]
-            head.append(f"{spin} searching the LAN{dots} {n} found ({self.elapsed:.0f} s)")
-            head.stylize("bold")
-        elif n:
-            head.append(f"{n} game(s) on the local network; pick one to join", style="bold")
-            head.append("  (still listening; r searches again)", style="dim")
-        else:
-            head.append(nothing_found(self.bound), style="bold yellow")
-        self.query_one("#pick-head", Static).update(head)
-        notes: list[str] = []
-        if self.found.trouble and not n:
-            notes.append(f"mDNS multicast is blocked here: {shown(self.found.trouble, 120)}")
-        if self.found.dropped:
-            notes.append(f"({self.found.dropped} malformed or extra advert(s) ignored)")
-        self.query_one("#pick-note", Static).update(Text(" ".join(notes), style="dim"))
-        self.query_one("#pick-list", OptionList).display = bool(n)
+        self.query_one(GameList).games = tuple(self.games)
+        searching = None if self.search_over else self.elapsed
+        view = SearchView(n, self.bound, searching, self.found.error)
+        self.query_one(SearchHead).view = view
+        trouble = self.found.trouble if not n else None
+        self.query_one(SearchNote).view = NoteView(trouble, self.found.dropped)
         self.place_focus()
 
     def place_focus(self) -> None:
@@ -294,7 +434,7 @@ class PickScreen(Screen[str | None]):
                 paste.display = False
             if not paste.display and not lst.has_focus:
                 lst.focus()
-        elif (self.search_over or self.found.error) and not paste.display:
+        elif (self.search_over or self.found.error) and not paste.display and not self.box_closed:
             paste.display = True
             paste.focus()
 
@@ -315,9 +455,7 @@ class PickScreen(Screen[str | None]):
             return
         why = self.check(text) if self.check is not None else None
         if why:
-            self.query_one("#pick-error", Static).update(
-                Text(f"that is not an invite: {shown(why, 200)}; paste it again", style="yellow")
-            )
+            self.query_one(PickError).view = PickErrorView(bad=why)
             event.input.clear()
             return
         self.leave_with(text)
@@ -331,24 +469,40 @@ class PickScreen(Screen[str | None]):
     def action_paste(self) -> None:
         """Show the invite box and put the cursor in it."""
         self.pasting = True
+        self.box_closed = False
         paste = self.query_one("#pick-invite", Input)
         paste.display = True
         paste.focus()
 
     def action_search(self) -> None:
         """Search again from nothing (a fresh browse)."""
-        self.query_one("#pick-error", Static).update("")
+        self.query_one(PickError).view = PickErrorView()
         self.start_search()
 
     def action_back(self) -> None:
-        """Esc: from the invite box back to the list when there is a game in it; else leave."""
+        """Esc: closes the invite box (back to the list, which goes on listening); it never
+        leaves the list (q does, after asking)."""
         paste = self.query_one("#pick-invite", Input)
-        if paste.display and any(g.free > 0 for g in self.games):
+        if paste.display:
             self.pasting = False
+            self.box_closed = True
+            paste.value = ""
             paste.display = False
             self.query_one("#pick-list", OptionList).focus()
+            self.show_keys()
         else:
-            self.action_leave()
+            self.query_one(PickError).view = PickErrorView(nothing_open=True)
+
+    def action_leave_ask(self) -> None:
+        """q: ask once; q or y leaves without joining."""
+        from zoo_p2p.tui.overlays import LEAVE_KEYS, Question
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.action_leave()
+
+        words = Text("Leave the list of games? No game is joined.")
+        self.app.push_screen(Question(words, LEAVE_KEYS), answered)
 
     def action_leave(self) -> None:
         """Leave without joining."""

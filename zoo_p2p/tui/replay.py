@@ -3,19 +3,20 @@ number, and switch between what the players knew then and the hidden deal; the a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from zoo_p2p.bots.analysis import MoveMark
+from zoo_p2p.bots.analysis import MoveMark, stood_in
 from zoo_p2p.errors import LogError, RemoteProtocolError
 from zoo_p2p.protocol.audit import FAULT, OK, AuditReport, audit, report_for
 from zoo_p2p.protocol.liveness import FINISHED
@@ -24,10 +25,10 @@ from zoo_p2p.rules import Move, State, move_name
 from zoo_p2p.rules.board import N_SQUARES
 from zoo_p2p.storage import read_log
 from zoo_p2p.text import HINTS_ALLOWED_LINE, shown
-from zoo_p2p.tui.board import BoardView, HiddenSquare
+from zoo_p2p.tui.board import BoardState, BoardView, HiddenSquare, Position
 from zoo_p2p.tui.facts import Glyphs, narrate
-from zoo_p2p.tui.game import seats_text
 from zoo_p2p.tui.table import DealView
+from zoo_p2p.tui.widgets import SeatsPanel, SeatsView
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Frame:
     capture: bool  # took a character (an opponent's or a mutant)
     reveal: bool  # a face-down bottom card turned up
     mutant: bool  # a mutant appeared
+    redeal: str | None = None  # a claim that played on came after this move (§10.7), in words
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class ReplayData:
     report: AuditReport
     deal: DealView | None
     torn: str | None
+    stand_ins: frozenset[int] = frozenset()  # moves (1-based) a stand-in played: not graded
 
 
 def load(path: Path) -> ReplayData:
@@ -66,13 +69,18 @@ def load(path: Path) -> ReplayData:
         raise LogError(f"not a game log: {exc.reason}", index=0) from None
     names = [shown(s.name, 40) for s in session.seats]
     frames: list[Frame] = []
+    stand_ins: set[int] = set()
     fault = False
-    for raw in read.entries[1:]:
+    for index, raw in enumerate(read.entries[1:], 1):
         try:
-            session.receive(raw)
+            got = session.receive(raw)
         except RemoteProtocolError:
             fault = True
             break
+        for p in session.played_on_in(got):  # a step of its own: `r` goes to it
+            if frames:
+                words = shown(p.describe(session.seats), 300)
+                frames[-1] = replace(frames[-1], redeal=words)
         st = session.state
         if st is None or st.needs is not None:
             continue
@@ -84,6 +92,8 @@ def load(path: Path) -> ReplayData:
             move = st.history[done]
             after = st.clone()
             target = before.top(move.to)
+            if stood_in(session.resigned, session.out, before.to_move, index):
+                stand_ins.add(done + 1)  # (a claim that played on, or a resignation, came first)
             frames.append(
                 Frame(
                     done + 1,
@@ -108,7 +118,7 @@ def load(path: Path) -> ReplayData:
     deal = None
     if report.slot_tokens is not None and report.mutant_copies is not None:
         deal = DealView(tuple(report.slot_tokens), tuple(report.mutant_copies))
-    return ReplayData(str(path), names, frames, report, deal, read.warning)
+    return ReplayData(str(path), names, frames, report, deal, read.warning, frozenset(stand_ins))
 
 
 def hidden_squares(st: State, deal: DealView) -> dict[int, HiddenSquare]:
@@ -154,6 +164,162 @@ def verdict_text(report: AuditReport) -> Text:
     return t
 
 
+REPLAY_KEYS = Text(
+    "<-/-> step  c/v/m next capture/reveal/mutant  g go to  d deal  a mark  q leave", style="dim"
+)
+"""The replay's keys line."""
+
+
+@dataclass(frozen=True)
+class ReplayStatusView:
+    """The replay's status line: the log's file name, the move on the board (None: the log
+    holds none) of ``last``, and whether the hidden deal is shown."""
+
+    name: str
+    number: int | None
+    last: int = 0
+    deal: bool = False
+
+
+class ReplayStatus(Static):
+    """The replay's status line. Set `view`."""
+
+    view: reactive[ReplayStatusView | None] = reactive(None, init=False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, markup=False)
+
+    def watch_view(self) -> None:
+        v = self.view
+        if v is None:
+            return
+        if v.number is None:
+            self.update(Text("the log holds no move yet"))
+            return
+        view = "the hidden deal (* hid the mutant)" if v.deal else "what the players knew"
+        status = Text(f"replay {shown(v.name, 40)}: move {v.number} of {v.last} ")
+        status.append(f"[{view}]", style="bold")
+        self.update(status)
+
+
+@dataclass(frozen=True)
+class MoveInfoView:
+    """The "this move" panel: the frame's move in words, its tags, a re-deal after it, the
+    analysis' mark, and the scores when it ends the game."""
+
+    frame: Frame
+    names: tuple[str, ...]
+    mark: MoveMark | None = None
+
+
+class MoveInfo(Static):
+    """The replay's "this move" panel. Set `view`."""
+
+    view: reactive[MoveInfoView | None] = reactive(None, init=False)
+
+    def __init__(self, *, id: str | None = None, classes: str = "") -> None:
+        super().__init__(id=id, classes=classes, markup=False)
+        self.border_title = "this move"
+
+    def watch_view(self) -> None:
+        v = self.view
+        if v is None:
+            return
+        f = v.frame
+        info = Text()
+        info.append_text(f.line)
+        if f.redeal is not None:  # a claim that played on, after this move (§10.7)
+            info.append("\nre-deal: " + f.redeal, style="bold yellow")
+        tags = [
+            t
+            for t, on in (("capture", f.capture), ("reveal", f.reveal), ("MUTANT", f.mutant))
+            if on
+        ]
+        if tags:
+            info.append("\n[" + ", ".join(tags) + "]", style="bold")
+        if v.mark is not None:
+            info.append("\n" + v.mark.describe(), style="bold red" if v.mark.mark else "")
+        if f.state.is_terminal():
+            scores = ", ".join(f"{v.names[s.seat]} {s.total}" for s in f.state.scores())
+            info.append(f"\ngame over: {scores}", style="bold")
+        self.update(info)
+
+
+@dataclass(frozen=True)
+class FrameListView:
+    """The replay's moves list: the move on the board, and the analysis' symbols by move."""
+
+    number: int
+    symbols: tuple[tuple[int, str], ...] = ()
+
+
+class FrameList(VerticalScroll, can_focus=False):
+    """The replay's moves list: every move with its marks, the one on the board reversed, the
+    later ones dimmed, kept centred on it (at the panel's own height, after a resize too). Set
+    `view`."""
+
+    view: reactive[FrameListView | None] = reactive(None, init=False)
+
+    def __init__(self, frames: list[Frame], *, id: str | None = None, classes: str = "") -> None:
+        super().__init__(id=id, classes=classes)
+        self.frames = frames
+        self.border_title = "moves (x take, r reveal, M mutant)"
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="history-text", markup=False)
+
+    def watch_view(self) -> None:
+        v = self.view
+        if v is None:
+            return
+        symbols = dict(v.symbols)
+        hist = Text()
+        for fr in self.frames[1:]:
+            style = (
+                "bold reverse" if fr.number == v.number else ("" if fr.number < v.number else "dim")
+            )
+            line = Text(f"{fr.number:>3} ", style=style)
+            line.append("" if fr.move is None else move_name(fr.move))
+            marks = (
+                ("x" if fr.capture else "")
+                + ("r" if fr.reveal else "")
+                + ("M" if fr.mutant else "")
+            )
+            if marks:
+                line.append(f" {marks}")
+            symbol = symbols.get(fr.number)
+            if symbol:
+                line.append(f" {symbol}", style="bold red")
+            hist.append_text(line)
+            hist.append("\n")
+        self.query_one("#history-text", Static).update(hist)
+        self.centre()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self.centre)
+
+    def centre(self) -> None:
+        """Scroll so that the move on the board is in the middle of the panel."""
+        if self.view is not None:
+            y = max(0, self.view.number - 1 - self.size.height // 2)
+            self.scroll_to(y=y, animate=False)
+
+
+class ReplayMessages(Static):
+    """The replay's message lines: the audit's verdict, then a note (``second``: what a key
+    found or did not, or how far the analysis has come)."""
+
+    second: reactive[Text | None] = reactive(None, init=False)
+
+    def __init__(self, verdict: Text | str | None) -> None:
+        super().__init__(id="messages", markup=False)
+        self.verdict = verdict
+
+    def watch_second(self) -> None:
+        if self.verdict is not None and self.second is not None:
+            self.update(Text.assemble(self.verdict, "\n", self.second))
+
+
 class ReplayScreen(Screen[None]):
     """Step through a game move by move."""
 
@@ -167,16 +333,24 @@ class ReplayScreen(Screen[None]):
         Binding("c", "next('capture')", "next capture"),
         Binding("v", "next('reveal')", "next reveal"),
         Binding("m", "next('mutant')", "next mutant"),
+        Binding("r", "next('redeal')", "next re-deal"),
         Binding("g", "goto", "go to move"),
         Binding("d", "deal", "players' view / hidden deal"),
         Binding("a", "next_mark", "next marked move (--analyse)"),
-        Binding("q,escape", "leave", "quit"),
+        Binding("q", "leave_ask", "quit", priority=True),
+        Binding("escape", "escape", "close", show=False),
     ]
 
     def __init__(
-        self, data: ReplayData, glyphs: Glyphs, analyse: tuple[int, int] | None = None
+        self,
+        data: ReplayData,
+        glyphs: Glyphs,
+        analyse: tuple[int, int] | None = None,
+        *,
+        back: bool = False,
     ) -> None:
         super().__init__()
+        self.back = back  # opened from the end screen: leaving goes back there
         self.data = data
         self.g = glyphs
         self.i = 0
@@ -187,34 +361,29 @@ class ReplayScreen(Screen[None]):
         self.analysed: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(id="status", markup=False)
+        d = self.data
+        yield ReplayStatus(id="status")
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield BoardView(self.g, id="board")
-                yield Static(id="info", markup=False, classes="panel")
+                yield MoveInfo(id="info", classes="panel")
             with Vertical(id="right"):
-                yield Static(id="seats", markup=False, classes="panel")
+                yield SeatsPanel(self.g, id="seats", classes="panel")
                 with Horizontal(id="lower"):
-                    with VerticalScroll(id="history", classes="panel", can_focus=False):
-                        yield Static(id="history-text", markup=False)
-                    yield Static(id="captures", markup=False, classes="panel")
-        yield Static(id="messages", markup=False)
+                    yield FrameList(d.frames, id="history", classes="panel")
+                    yield Static(self.audit_box(), id="captures", markup=False, classes="panel")
+        yield ReplayMessages(verdict_text(d.report).split("\n")[0] if d.frames else None)
         yield Input(placeholder="go to move number, Enter", id="command")
-        yield Static(id="keys", markup=False)
+        yield Static(REPLAY_KEYS if d.frames else "", id="keys", markup=False)
 
     def on_mount(self) -> None:
         if self.g.ascii:
             self.add_class("-ascii")
-        self.query_one(
-            "#history", VerticalScroll
-        ).border_title = "moves (x take, r reveal, M mutant)"
         self.query_one("#captures", Static).border_title = "audit"
-        self.query_one("#seats", Static).border_title = "seats"
-        self.query_one("#info", Static).border_title = "this move"
         self.query_one("#board", BoardView).can_focus = False
         self.query_one("#command", Input).can_focus = False
         self.set_focus(None)
-        self.redraw()
+        self.show()
         if self.analyse is not None and len(self.data.frames) > 1:
             self.analysed = f"analysing 0 of {len(self.data.frames) - 1} moves…"
             self._analyse(*self.analyse)
@@ -236,18 +405,19 @@ class ReplayScreen(Screen[None]):
             work=plies,
             seed=seed,
             progress=progress,
+            stand_ins={k - 1 for k in self.data.stand_ins},
         )
         self.app.call_from_thread(self._analysed, marks)
 
     def _progress(self, done: int, total: int) -> None:
         self.analysed = f"analysing {done} of {total} moves…"
-        self.redraw()
+        self.show()
 
     def _analysed(self, marks: list[MoveMark]) -> None:
         self.marks = {m.ply + 1: m for m in marks}
         bad = sum(1 for m in marks if m.mark)
         self.analysed = f"analysis: {bad} marked moves (a: next one)"
-        self.redraw()
+        self.show()
 
     @property
     def frame(self) -> Frame:
@@ -265,87 +435,40 @@ class ReplayScreen(Screen[None]):
             box.append("\nthe deal was never opened: the hidden deal view is not available")
         return box
 
-    def redraw(self) -> None:
-        """Draw the current frame in the current view."""
+    def show(self) -> None:
+        """Calls down: hand every panel its view of the current frame in the current view (a
+        reactive each widget draws itself from)."""
         d = self.data
         if not d.frames:  # the log stops before the opening (or the game never started)
-            self.query_one("#status", Static).update(Text("the log holds no move yet"))
-            self.query_one("#captures", Static).update(self.audit_box())
+            self.query_one(ReplayStatus).view = ReplayStatusView(Path(d.path).name, None)
             return
         f = self.frame
         hidden = None
         if self.show_deal and d.deal is not None:
             hidden = hidden_squares(f.state, d.deal)
-        self.query_one("#board", BoardView).show(f.state, last=f.move, hidden=hidden)
-        last = len(d.frames) - 1
-        view = (
-            "the hidden deal (* hid the mutant)" if hidden is not None else "what the players knew"
+        pos = Position(f.state)
+        self.query_one(BoardView).view = BoardState(pos, last=f.move, hidden=hidden)
+        self.query_one(ReplayStatus).view = ReplayStatusView(
+            Path(d.path).name, f.number, len(d.frames) - 1, hidden is not None
         )
-        status = Text(f"replay {shown(Path(d.path).name, 40)}: move {f.number} of {last} ")
-        status.append(f"[{view}]", style="bold")
-        self.query_one("#status", Static).update(status)
-        self.query_one("#seats", Static).update(seats_text(f.state, d.names, self.g))
-        info = Text()
-        info.append_text(f.line)
-        tags = [
-            t
-            for t, on in (("capture", f.capture), ("reveal", f.reveal), ("MUTANT", f.mutant))
-            if on
-        ]
-        if tags:
-            info.append("\n[" + ", ".join(tags) + "]", style="bold")
-        mark = self.marks.get(f.number)
-        if mark is not None:
-            info.append("\n" + mark.describe(), style="bold red" if mark.mark else "")
-        if f.state.is_terminal():
-            scores = ", ".join(f"{d.names[s.seat]} {s.total}" for s in f.state.scores())
-            info.append(f"\ngame over: {scores}", style="bold")
-        self.query_one("#info", Static).update(info)
-        hist = Text()
-        for fr in d.frames[1:]:
-            style = (
-                "bold reverse" if fr.number == f.number else ("" if fr.number < f.number else "dim")
-            )
-            line = Text(f"{fr.number:>3} ", style=style)
-            line.append("" if fr.move is None else move_name(fr.move))
-            marks = (
-                ("x" if fr.capture else "")
-                + ("r" if fr.reveal else "")
-                + ("M" if fr.mutant else "")
-            )
-            if marks:
-                line.append(f" {marks}")
-            mark = self.marks.get(fr.number)
-            if mark is not None and mark.symbol:
-                line.append(f" {mark.symbol}", style="bold red")
-            hist.append_text(line)
-            hist.append("\n")
-        self.query_one("#history-text", Static).update(hist)
-        box = self.query_one("#history", VerticalScroll)
-        box.scroll_to(y=max(0, f.number - 1 - box.size.height // 2), animate=False)
-        self.query_one("#captures", Static).update(self.audit_box())
+        self.query_one(SeatsPanel).view = SeatsView(pos, tuple(d.names))
+        self.query_one(MoveInfo).view = MoveInfoView(f, tuple(d.names), self.marks.get(f.number))
+        symbols = tuple((n, m.symbol) for n, m in sorted(self.marks.items()) if m.symbol)
+        self.query_one(FrameList).view = FrameListView(f.number, symbols)
         second = self.note if self.note.plain or self.analysed is None else Text(self.analysed)
-        self.query_one("#messages", Static).update(
-            Text.assemble(verdict_text(d.report).split("\n")[0], "\n", second)
-        )
-        self.query_one("#keys", Static).update(
-            Text(
-                "<-/-> step  c/v/m next capture/reveal/mutant  g go to  d deal  a mark  q quit",
-                style="dim",
-            )
-        )
+        self.query_one(ReplayMessages).second = second
 
     def action_step(self, delta: int) -> None:
         """One move back or forward."""
         self.i = max(0, min(len(self.data.frames) - 1, self.i + delta))
         self.note = Text()
-        self.redraw()
+        self.show()
 
     def action_go(self, n: int) -> None:
         """To the start (0) or the end (-1)."""
         self.i = len(self.data.frames) - 1 if n < 0 else n
         self.note = Text()
-        self.redraw()
+        self.show()
 
     def action_next(self, kind: str) -> None:
         """To the next move that captured a character, revealed a card, or found a mutant."""
@@ -355,8 +478,9 @@ class ReplayScreen(Screen[None]):
                 self.note = Text()
                 break
         else:
-            self.note = Text(f"no {kind} after move {self.frame.number}", style="yellow")
-        self.redraw()
+            what = "re-deal" if kind == "redeal" else kind
+            self.note = Text(f"no {what} after move {self.frame.number}", style="yellow")
+        self.show()
 
     def action_next_mark(self) -> None:
         """To the next move the analysis marked (inaccuracy, mistake, blunder)."""
@@ -369,7 +493,7 @@ class ReplayScreen(Screen[None]):
         else:
             why = "no analysis (zoo replay --analyse)" if not self.marks else "no marked move"
             self.note = Text(f"{why} after move {self.frame.number}", style="yellow")
-        self.redraw()
+        self.show()
 
     def action_goto(self) -> None:
         """Type a move number."""
@@ -388,7 +512,7 @@ class ReplayScreen(Screen[None]):
             self.note = Text()
         elif text:
             self.note = Text(f"moves go from 0 to {last}", style="yellow")
-        self.redraw()
+        self.show()
 
     def action_deal(self) -> None:
         """Between what the players knew then and the hidden deal."""
@@ -396,16 +520,39 @@ class ReplayScreen(Screen[None]):
             self.note = Text("the deal was never opened (the game did not finish)", style="yellow")
         else:
             self.show_deal = not self.show_deal
-        self.redraw()
+        self.show()
 
-    def action_leave(self) -> None:
-        """Quit the replay; Escape while a move number is being typed only puts the box away
-        (it quit the whole replay: a walkthrough pressed g, then Escape to change its mind)."""
+    def action_escape(self) -> None:
+        """Escape puts the go-to box away; it never quits the replay (q does, after asking)."""
         box = self.query_one("#command", Input)
         if box.has_focus:
             box.value = ""
             box.can_focus = False
             self.set_focus(None)
-            self.redraw()
-            return
-        self.app.exit(0)
+        else:
+            self.note = Text("nothing to close: q leaves the replay", style="dim")
+        self.show()
+
+    def action_leave_ask(self) -> None:
+        """q: ask once; q or y leaves the replay (the log is not touched)."""
+        from zoo_p2p.tui.overlays import LEAVE_KEYS, Question
+
+        box = self.query_one("#command", Input)
+        if box.has_focus:
+            box.value = ""
+            box.can_focus = False
+            self.set_focus(None)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.action_leave()
+
+        words = Text("Leave the replay? The log is not changed.")
+        self.app.push_screen(Question(words, LEAVE_KEYS), answered)
+
+    def action_leave(self) -> None:
+        """Quit the replay (opened from the end screen: back to it)."""
+        if self.back:
+            self.dismiss(None)
+        else:
+            self.app.exit(0)

@@ -20,7 +20,7 @@ from zoo_p2p.tui.pick import Pick, Source
 from zoo_p2p.tui.table import LocalTable
 
 if TYPE_CHECKING:
-    from zoo_p2p.tui.app import ZooApp
+    from zoo_p2p.tui.app import NetworkApp
 
 
 def local_table(
@@ -88,7 +88,7 @@ class AppLogHandler(logging.Handler):
     and shown literally: while the app owns the terminal, a record written to the terminal
     would land on top of the screen (as `zoo host` showed a joiner declining hints)."""
 
-    def __init__(self, app: ZooApp) -> None:
+    def __init__(self, app: NetworkApp) -> None:
         super().__init__()
         self.app = app
 
@@ -116,7 +116,7 @@ def _on_terminal(handler: logging.Handler) -> bool:
 
 
 @contextlib.contextmanager
-def logs_on_screen(app: ZooApp) -> Iterator[None]:
+def logs_on_screen(app: NetworkApp) -> Iterator[None]:
     """While the app runs: the root logger's handlers that write to the terminal give way to
     one that shows records in the app; they are back when it closes."""
     root = logging.getLogger()
@@ -143,9 +143,9 @@ def run_network(start: Callable[[Driver, Console], int], *, networked: bool = Tr
     land in the app's message area; the exit code is the runner's (130 after Ctrl-C).
     ``networked=False``: every other seat is a bot this command started (``zoo play``), so the
     expert's hints are offered."""
-    from zoo_p2p.tui.app import ZooApp
+    from zoo_p2p.tui.app import NetworkApp
 
-    app = ZooApp(network=start, networked=networked)
+    app = NetworkApp(start, networked=networked)
     with logs_on_screen(app):
         code = app.run()
     out = Console(highlight=False)
@@ -164,9 +164,9 @@ def run_join_picked(
     ``source`` (a browse in the background, see `zoo_p2p.tui.pick`) reports them; the one
     picked, or an invite pasted (``check`` says what is wrong with it), runs ``start(invite)``
     as a network game. Exit code 1 when nothing is picked, 130 after Ctrl-C."""
-    from zoo_p2p.tui.app import ZooApp
+    from zoo_p2p.tui.app import PickApp
 
-    app = ZooApp(pick=Pick(source=source, start=start, check=check))
+    app = PickApp(Pick(source=source, start=start, check=check))
     with logs_on_screen(app):
         code = app.run()
     out = Console(highlight=False)
@@ -177,19 +177,38 @@ def run_join_picked(
 
 def run_table(table: LocalTable) -> int:
     """Run the app on a table until the player leaves; the exit code (130 after Ctrl-C)."""
-    from zoo_p2p.tui.app import ZooApp
+    from zoo_p2p.tui.app import TableApp
 
-    code = ZooApp(table=table).run()
+    app = TableApp(table)
+    code = app.run()
+    last = app.table if isinstance(app.table, LocalTable) else table
+    Console(highlight=False).print(Text(local_left(last)))
     return 0 if code is None else code
+
+
+def local_left(table: LocalTable) -> str:
+    """What leaving a local game says on the terminal: where it stands, and that it was not
+    saved (a local game keeps no log)."""
+    st = table.state
+    if st.is_terminal():
+        from zoo_p2p.tui.over import headline
+
+        head = f"the local game is over: {headline(st, table.names).plain.strip()}"
+    else:
+        head = f"you left the local game at move {len(st.history) + 1}"
+    return (
+        f"{head}. It was not saved: a local game keeps no log "
+        "(zoo play without --local keeps a signed log to replay and export)."
+    )
 
 
 def run_replay(path: Path, *, analyse: bool = False, plies: int = 6000, seed: int = 0) -> int:
     """Open a log in the replay screen (``analyse``: score every move with the expert bot in the
     background, ``plies`` simulated plies per move); the exit code. A log that cannot be read
     raises `zoo_p2p.errors.LogError` before the screen opens."""
-    from zoo_p2p.tui.app import ZooApp
+    from zoo_p2p.tui.app import ReplayApp
     from zoo_p2p.tui.replay import load
 
     data = load(path)
-    code = ZooApp(replay=data, analyse=(plies, seed) if analyse else None).run()
+    code = ReplayApp(data, analyse=(plies, seed) if analyse else None).run()
     return 0 if code is None else code

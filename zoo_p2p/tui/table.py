@@ -72,6 +72,12 @@ class Table:
     networked: bool = False  # a game with other peers over the network (no hints…)
     agreed: bool = False  # …unless its genesis allows them: every seat agreed (PROTOCOL.md §3.2)
     ui: TableUI | None = field(default=None, repr=False)
+    run_over: bool = False  # a network game whose peer's run has ended (NetTable)
+    leaving: bool = False  # the person left (q, confirmed): the peer is stopping (NetTable)
+
+    def log_path(self) -> str | None:
+        """Where this game's log is saved (None: it keeps none, or it is not known yet)."""
+        return None
 
     @property
     def state(self) -> State:
@@ -99,6 +105,20 @@ class Table:
     def ended(self) -> str | None:
         """How the game ended when its position is not final (a claim, a resignation), else
         None."""
+        return None
+
+    def out_seats(self) -> dict[int, int]:
+        """Seat -> the entry at which a claim that played on put it out (PROTOCOL.md §10.7):
+        its stand-in plays on. Empty but in a network game."""
+        return {}
+
+    def resigned_seats(self) -> dict[int, int]:
+        """Seat -> the entry of its resignation (PROTOCOL.md §10.4), at 3–4 seats where its
+        stand-in plays on. Empty but in a network game."""
+        return {}
+
+    def replaced_at(self) -> int | None:
+        """The entry at which a claim that played on put *our* seat out (we watch), or None."""
         return None
 
     def start(self) -> None:

@@ -1,0 +1,167 @@
+"""Issue 22 items 1-2: `zoo host --tor-control` publishes an ephemeral onion on the private Tor
+network of tests/net/tornet.py and puts it alone in the invite; `zoo bot --tor-socks` joins it
+through the network's client (zoo's SOCKS forwarder, never libzmq's SOCKS connecter); the game
+plays to the end, both logs byte-identical and verified; a joiner killed mid-game resumes over
+Tor; a host whose onion is gone is reported clearly (issue 22 item 6)."""
+
+from __future__ import annotations
+
+import base64
+import re
+import signal
+
+from tests.net.harness import Procs, audit_file, log_len, wait_for
+from tests.net.tornet import TorNet
+from zoo_p2p.net.invite import Invite
+from zoo_p2p.net.torlink import is_onion
+
+
+def test_two_seat_game_over_an_onion(procs: Procs, tornet: TorNet) -> None:
+    inv = procs.tmp / "host.invite"
+    host = procs.zoo(
+        "host", "--players", "2", "--bot", "greedy",
+        "--tor-control", f"127.0.0.1:{tornet.onion.control_port}",
+        "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"),
+        name="host",
+    )  # fmt: skip
+    wait_for(lambda: inv.exists() or host.poll() is not None, 150, "the onion invite")
+    assert host.poll() is None, procs.text("host")
+    invite = Invite.parse(inv.read_text())
+    # the onion alone: no address of this machine is in the invite
+    assert len(invite.addresses) == 1 and is_onion(invite.host), invite
+    said = procs.text("host")
+    assert "over Tor: your address is hidden from the other players" in said
+    assert "127.0.0.1" not in inv.read_text()
+
+    bot = procs.bot(
+        str(invite), "bot1", "--tor-socks", f"127.0.0.1:{tornet.client.socks_port}",
+        "--give-up", "60", quiet=False,
+    )  # fmt: skip
+    assert procs.wait(bot, "bot1", timeout=240) == 0, procs.text("bot1") + procs.text("host")
+    assert procs.wait(host, "host", timeout=60) == 0, procs.text("host")
+    assert f"joining {invite.host}:{invite.port} over Tor" in procs.text("bot1")
+    assert procs.log("bot1") == procs.log("host")
+    report = audit_file(procs.tmp / "host.zoolog")
+    assert report.ok, report  # type: ignore[attr-defined]
+    assert len(report.seats) == 2  # type: ignore[attr-defined]
+
+
+def test_an_onion_invite_without_tor_says_how(procs: Procs) -> None:
+    """No Tor option: a usage error that names --tor and --tor-socks; nothing is resolved."""
+    key = base64.b32encode(bytes(range(1, 33))).decode().lower().rstrip("=")
+    invite = f"zoo://{'zoo' * 18}qd.onion:5858/{key}/ABCD-EFGH-IJKL-MNOP"
+    p = procs.bot(invite, "lost")
+    assert procs.wait(p, "lost", timeout=30) != 0
+    said = procs.text("lost")
+    assert "this invite is an onion address" in said
+    assert "--tor-socks" in said
+
+
+def test_host_and_bot_each_start_their_own_tor(procs: Procs, tornet: TorNet) -> None:
+    """`--tor` on both sides: each command starts a private tor (its own data directory, control
+    port with cookie auth), here pointed at the private network by ZOO_TOR_TORRC; the game plays
+    to the end and both tors are gone after."""
+    procs.env = {**procs.env, "ZOO_TOR_TORRC": str(tornet.client_include())}
+    inv = procs.tmp / "host.invite"
+    host = procs.zoo(
+        "host", "--players", "2", "--bot", "random", "--tor",
+        "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"),
+        name="host",
+    )  # fmt: skip
+    wait_for(lambda: inv.exists() or host.poll() is not None, 240, "the onion invite")
+    assert host.poll() is None, procs.text("host")
+    invite = Invite.parse(inv.read_text())
+    assert is_onion(invite.host)
+    bot = procs.bot(str(invite), "bot1", "--tor", "--give-up", "60", quiet=False)
+    assert procs.wait(bot, "bot1", timeout=300) == 0, procs.text("bot1") + procs.text("host")
+    assert procs.wait(host, "host", timeout=60) == 0, procs.text("host")
+    assert procs.log("bot1") == procs.log("host")
+    assert audit_file(procs.tmp / "host.zoolog").ok  # type: ignore[attr-defined]
+    # both private tors ended with their commands (only the network's 8 remain)
+    mine = _tor_processes_with("zoo-tor-")
+    assert mine == [], mine
+
+
+def _tor_processes_with(marker: str) -> list[str]:
+    from pathlib import Path
+
+    out = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if (cmd.startswith("/usr/sbin/tor ") or cmd.startswith("tor ")) and marker in cmd:
+            out.append(cmd)
+    return out
+
+
+def test_a_joiner_killed_mid_game_resumes_over_tor(procs: Procs, tornet: TorNet) -> None:
+    """Issue 22 item 6: `zoo bot --tor-socks` dies (kill -9) mid-game; `zoo resume LOG
+    --tor-socks` takes the onion invite from beside the log, reaches the host through Tor
+    again, resyncs and plays on; both logs byte-identical and verified. Without a Tor option
+    the resume stops at once and says how (the onion is never looked up)."""
+    inv = procs.tmp / "host.invite"
+    host = procs.zoo(
+        "host", "--players", "2", "--bot", "greedy", "--delay", "0.02",
+        "--tor-control", f"127.0.0.1:{tornet.onion.control_port}",
+        "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"),
+        name="host",
+    )  # fmt: skip
+    wait_for(lambda: inv.exists() or host.poll() is not None, 150, "the onion invite")
+    assert host.poll() is None, procs.text("host")
+    invite = Invite.parse(inv.read_text())
+    socks = f"127.0.0.1:{tornet.client.socks_port}"
+    key = str(procs.tmp / "bot1.pem")
+    log1 = procs.tmp / "bot1.zoolog"
+    bot = procs.bot(str(invite), "bot1", "--tor-socks", socks, "--identity", key,
+                    "--delay", "0.3", "--give-up", "60")  # fmt: skip
+    wait_for(lambda: log_len(log1) >= 8 or bot.poll() is not None, 120, "a game under way")
+    assert bot.poll() is None, procs.text("bot1")
+    bot.send_signal(signal.SIGKILL)
+    bot.wait(5)
+    at_kill = log_len(log1)
+
+    lost = procs.zoo("resume", str(log1), "--identity", key, name="lost")
+    assert procs.wait(lost, "lost", timeout=30) != 0
+    assert "this invite is an onion address" in procs.text("lost")
+
+    back = procs.zoo(
+        "resume", str(log1), "--identity", key, "--tor-socks", socks, "--level", "greedy",
+        "--give-up", "60", name="back",
+    )  # fmt: skip
+    assert procs.wait(back, "back", timeout=240) == 0, procs.text("back") + procs.text("host")
+    assert procs.wait(host, "host", timeout=60) == 0, procs.text("host")
+    assert procs.log("bot1") == procs.log("host")
+    assert log_len(log1) > at_kill
+    assert audit_file(log1).ok  # type: ignore[attr-defined]
+
+
+def test_a_host_whose_onion_is_gone_is_reported_clearly(procs: Procs, tornet: TorNet) -> None:
+    """The host published its onion and died (kill -9: its onion went with its control
+    connection). A joiner's status line says what Tor is doing, with the seconds of the
+    bound, and the joiner stops at the bound naming the onion and asking whether the host is
+    running; the forwarder's 127.0.0.1 port is never shown."""
+    inv = procs.tmp / "host.invite"
+    host = procs.zoo(
+        "host", "--players", "2", "--bot", "greedy",
+        "--tor-control", f"127.0.0.1:{tornet.onion.control_port}",
+        "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"),
+        name="host",
+    )  # fmt: skip
+    wait_for(lambda: inv.exists() or host.poll() is not None, 150, "the onion invite")
+    assert host.poll() is None, procs.text("host")
+    invite = Invite.parse(inv.read_text())
+    host.send_signal(signal.SIGKILL)
+    host.wait(5)
+    bot = procs.bot(str(invite), "bot1", "--tor-socks", f"127.0.0.1:{tornet.client.socks_port}",
+                    "--give-up", "10", quiet=False)  # fmt: skip
+    assert procs.wait(bot, "bot1", timeout=90) != 0, procs.text("bot1")
+    said = " ".join(procs.text("bot1").split())
+    where = f"{invite.host}:{invite.port}"
+    assert f"connecting through Tor to {where}: " in said, said
+    assert re.search(r"\(\d+ s of 10 s\), Ctrl-C to stop", said), said
+    assert f"no answer from {where} after 10 s — is the host running?" in said, said
+    assert "127.0.0.1" not in said
