@@ -42,7 +42,7 @@ from zoo_p2p.net.messages import (
 )
 from zoo_p2p.net.peer import Joiner
 from zoo_p2p.net.stall import StallWatch
-from zoo_p2p.net.torlink import SocksForwarder, is_onion
+from zoo_p2p.net.torlink import SocksForwarder, dial_route, first_refusal
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.text import seat_word, shown
 
@@ -142,31 +142,15 @@ class Witness:
         log.info("watching %s at %s", self.owner.seat_name(card.seat), ", ".join(card.endpoints))
 
     def _route(self, ep: str) -> tuple[str, SocksForwarder | None] | None:
-        """Where a SUB connects for `ep`, as a seat's mesh decides (TRANSPORT.md §10.9): an
-        onion through a forwarder to our Tor client, never looked up in DNS; over Tor nothing
-        that is neither an onion nor loopback (it would learn our address)."""
-        host, _, port = ep[len("tcp://") :].rpartition(":")
+        """Where a SUB connects for `ep`, as a seat's mesh decides (`torlink.dial_route`,
+        TRANSPORT.md §10.9), or None if we do not dial it, said once an endpoint."""
         setup = self.owner.mesh_setup
-        socks, why = setup.socks, ""
-        if host.endswith(".onion") and not is_onion(host):
-            why = "not a v3 onion name"
-        elif is_onion(host) and socks is None:
-            why = "an onion, and we have no Tor client"
-        elif is_onion(host) and socks is not None:
-            try:
-                fwd = SocksForwarder(socks, host, int(port))
-            except OSError as exc:
-                why = f"no forwarder to Tor ({exc})"
-            else:
-                return fwd.endpoint, fwd
-        elif setup.hidden and host not in ("127.0.0.1", "[::1]", "localhost"):
-            why = "over Tor we dial onions only: that address would learn ours"
-        if why:
-            if ep not in self._not_dialled and len(self._not_dialled) < 64:
-                self._not_dialled.add(ep)
-                log.info("not watching a publisher at %s: %s", shown(ep), why)
-            return None
-        return ep, None
+        route = dial_route(ep, setup.socks, setup.hidden)
+        if not isinstance(route, str):
+            return route
+        if first_refusal(self._not_dialled, ep):
+            log.info("not watching a publisher at %s: %s", shown(ep), route)
+        return None
 
     def _subscribe(self, ep: str, skey: bytes) -> zmq.Socket[bytes] | None:
         route = self._route(ep)
