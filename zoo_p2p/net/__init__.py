@@ -11,7 +11,7 @@ Start here. Three layers, the middle one without I/O:
   `core.lobby.Seating` (the host's tables, the hello, the lobby, presence), `spectators` (who
   watches); `core.joiner.JoinerCore` (the joiner's tables). The direct links' core is
   `gossip.MeshCore` (heads, gets, fork walking, withholding, proofs) over `links`, `cards`,
-  `holdback`; the spectator's is `spectate`.
+  `holdback`; the spectator's is `spectate` (with `stall`, when it leaves a stalled source).
 - **The transport** (the only code that touches zmq, sockets and the clock): `peer` (`Host`,
   `Joiner`: the cores with their ROUTER/DEALER sockets), `loop` (the one poller loop: one clock
   read per turn, fed to the cores), `mesh` (the direct links' sockets), `tcp` (the kernel's TCP
