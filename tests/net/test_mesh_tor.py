@@ -16,6 +16,7 @@ from tests.net.test_mesh_cards import Later, Owner, _owners, _pump
 from tests.net.test_socks_abort import ScriptedProxy
 from zoo_p2p.net import mesh
 from zoo_p2p.net.messages import MeshCard
+from zoo_p2p.net.torlink import REFUSALS_SAID, dial_route, first_refusal
 
 ONION = "zoo" * 18 + "qd.onion"
 OTHER = "b" * 54 + "qd.onion"
@@ -94,6 +95,30 @@ def test_without_tor_an_onion_is_not_dialled_and_an_address_is() -> None:
     finally:
         b.close()
         a.close()
+
+
+def test_the_dial_rule_that_the_mesh_and_the_spectator_share() -> None:
+    """`dial_route` is the one rule both follow (TRANSPORT.md §10.9); each case its answer."""
+    away, loop = "tcp://192.0.2.7:4000", "tcp://127.0.0.1:4000"
+    assert dial_route(away, None, False) == (away, None)
+    assert dial_route(loop, None, True) == (loop, None)
+    assert dial_route(away, None, True) == (
+        "over Tor we dial onions only: that address would learn ours"
+    )
+    assert dial_route(f"tcp://{ONION}:4000", None, False) == "an onion, and we have no Tor client"
+    assert dial_route(f"tcp://{SHORT}:4000", ("127.0.0.1", 9), False) == "not a v3 onion name"
+    # the forwarder only listens until libzmq connects to it: no proxy is reached here
+    route = dial_route(f"tcp://{ONION}:4000", ("127.0.0.1", 9), True)
+    assert not isinstance(route, str), route
+    target, fwd = route
+    assert fwd is not None
+    fwd.close()
+    assert target == fwd.endpoint and target.startswith("tcp://127.0.0.1:")
+    said: set[str] = set()
+    assert first_refusal(said, "tcp://a:1") and not first_refusal(said, "tcp://a:1")
+    for i in range(2, REFUSALS_SAID + 1):
+        assert first_refusal(said, f"tcp://a:{i}")
+    assert not first_refusal(said, "tcp://a:0") and len(said) == REFUSALS_SAID
 
 
 def _decode_card(data: bytes) -> MeshCard:

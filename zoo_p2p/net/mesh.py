@@ -98,7 +98,7 @@ from zoo_p2p.net.messages import (
     endpoint,
     endpoint_ok,
 )
-from zoo_p2p.net.torlink import SocksForwarder, is_onion
+from zoo_p2p.net.torlink import NOT_V3, SocksForwarder, dial_route, first_refusal
 from zoo_p2p.text import shown
 
 __all__ = [
@@ -280,30 +280,16 @@ class Mesh(MeshCore[zmq.Socket[bytes]]):
 
     def _route(self, seat: int, ep: str) -> tuple[str, SocksForwarder | None] | None:
         """Where a SUB connects for `ep` (and the forwarder it goes through), or None if we
-        do not dial it: an onion without a Tor client (never resolved with DNS), or, over
-        Tor, any address that is neither an onion nor loopback (TRANSPORT.md §10.9)."""
-        host, _, port = ep[len("tcp://") :].rpartition(":")
-        why = ""
-        if host.endswith(".onion") and not is_onion(host):
-            why = "not a v3 onion name (and an onion name is never looked up in DNS)"
-        elif is_onion(host):
-            if self._socks is None:
-                why = "an onion, and we have no Tor client"
-            else:
-                try:
-                    fwd = SocksForwarder(self._socks, host, int(port))
-                except OSError as exc:
-                    why = f"no forwarder to Tor ({exc})"
-                else:
-                    return fwd.endpoint, fwd
-        elif self._hidden and host not in ("127.0.0.1", "[::1]", "localhost"):
-            why = "over Tor we dial onions only: that address would learn ours"
-        if why:
-            if ep not in self._not_dialled and len(self._not_dialled) < 64:
-                self._not_dialled.add(ep)
-                log.info("not linking to %s at %s: %s", self.name(seat), shown(ep), why)
-            return None
-        return ep, None
+        do not dial it (`torlink.dial_route`, TRANSPORT.md §10.9), said once an endpoint."""
+        route = dial_route(ep, self._socks, self._hidden)
+        if not isinstance(route, str):
+            return route
+        why = route
+        if why == NOT_V3:
+            why += " (and an onion name is never looked up in DNS)"
+        if first_refusal(self._not_dialled, ep):
+            log.info("not linking to %s at %s: %s", self.name(seat), shown(ep), why)
+        return None
 
     def _subscribe(self, seat: int, ep: str, skey: bytes) -> zmq.Socket[bytes] | None:
         hinted = self._hinted.pop((ep, skey), None)

@@ -25,6 +25,7 @@ import zmq
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from zmq.utils import z85
 
+from zoo_p2p.driver import Outcome
 from zoo_p2p.errors import RemoteProtocolError
 from zoo_p2p.net import evidence, messages, wire
 from zoo_p2p.net.bucket import Bucket
@@ -40,7 +41,8 @@ from zoo_p2p.net.messages import (
     decode_mesh,
 )
 from zoo_p2p.net.peer import Joiner
-from zoo_p2p.net.torlink import SocksForwarder, is_onion
+from zoo_p2p.net.stall import StallWatch
+from zoo_p2p.net.torlink import SocksForwarder, dial_route, first_refusal
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.text import seat_word, shown
 
@@ -140,31 +142,15 @@ class Witness:
         log.info("watching %s at %s", self.owner.seat_name(card.seat), ", ".join(card.endpoints))
 
     def _route(self, ep: str) -> tuple[str, SocksForwarder | None] | None:
-        """Where a SUB connects for `ep`, as a seat's mesh decides (TRANSPORT.md §10.9): an
-        onion through a forwarder to our Tor client, never looked up in DNS; over Tor nothing
-        that is neither an onion nor loopback (it would learn our address)."""
-        host, _, port = ep[len("tcp://") :].rpartition(":")
+        """Where a SUB connects for `ep`, as a seat's mesh decides (`torlink.dial_route`,
+        TRANSPORT.md §10.9), or None if we do not dial it, said once an endpoint."""
         setup = self.owner.mesh_setup
-        socks, why = setup.socks, ""
-        if host.endswith(".onion") and not is_onion(host):
-            why = "not a v3 onion name"
-        elif is_onion(host) and socks is None:
-            why = "an onion, and we have no Tor client"
-        elif is_onion(host) and socks is not None:
-            try:
-                fwd = SocksForwarder(socks, host, int(port))
-            except OSError as exc:
-                why = f"no forwarder to Tor ({exc})"
-            else:
-                return fwd.endpoint, fwd
-        elif setup.hidden and host not in ("127.0.0.1", "[::1]", "localhost"):
-            why = "over Tor we dial onions only: that address would learn ours"
-        if why:
-            if ep not in self._not_dialled and len(self._not_dialled) < 64:
-                self._not_dialled.add(ep)
-                log.info("not watching a publisher at %s: %s", shown(ep), why)
-            return None
-        return ep, None
+        route = dial_route(ep, setup.socks, setup.hidden)
+        if not isinstance(route, str):
+            return route
+        if first_refusal(self._not_dialled, ep):
+            log.info("not watching a publisher at %s: %s", shown(ep), route)
+        return None
 
     def _subscribe(self, ep: str, skey: bytes) -> zmq.Socket[bytes] | None:
         route = self._route(ep)
@@ -371,12 +357,16 @@ def wire_head(head: list[Any], up: list[bool]) -> bytes:
 
 class Spectator(Joiner):
     """Watches a game: the joiner's host link, `watch` instead of `hello`, no seat, no entry of
-    its own; the seats' publishers through `Witness`."""
+    its own; the seats' publishers through `Witness`. With `fail_over`, a stalled source
+    (TRANSPORT.md §12.6) stops it, so that it watches on through the next invite; without, the
+    stall is only said."""
 
-    def __init__(self, *args: Any, **kw: Any) -> None:
+    def __init__(self, *args: Any, fail_over: bool = False, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.witness = Witness(self)
         self.admitted: messages.Watching | None = None
+        self.fail_over = fail_over
+        self.stall = StallWatch(self.now, self._have())
 
     def seat_name(self, seat: int) -> str:
         """`seat 2 (Blue)`."""
@@ -384,6 +374,14 @@ class Spectator(Joiner):
         if s is not None and 0 <= seat < len(s.seats):
             return seat_word(seat, s.seats[seat].team.label)
         return seat_word(seat)
+
+    def source_name(self) -> str:
+        """Whom we watch through: `the host`, or `seat 2 (Blue)'s watch port` (§12.6)."""
+        s = self.session
+        keys = [si.public_key for si in s.seats] if s is not None else []
+        if self.host_pub in keys[1:]:
+            return f"{self.seat_name(keys.index(self.host_pub))}'s watch port"
+        return "the host"
 
     # ----- the host link -------------------------------------------------------------------
     def _hello(self) -> None:
@@ -478,6 +476,21 @@ class Spectator(Joiner):
         super().tick(now)
         if self.stopped is None:
             self.witness.tick(now)
+        if self.stopped is None:
+            self._check_stall(now)
+
+    def _check_stall(self, now: float) -> None:
+        """A source that sends no entry for longer than the game's clocks allow (§12.6): with
+        a next invite we stop, so that it watches on; on the last one we say so, once a head."""
+        stalled = self.stall.check(self.session, now)
+        if stalled is None:
+            return
+        line = stalled.line(self.source_name(), self.seat_name(stalled.seat))
+        log.info("%s", line)
+        if self.fail_over:
+            self.stop(Outcome(False, line, self._have()))
+        else:
+            self.driver.on_notice(f"{line}: it may be hiding the game")
 
     def close(self) -> None:
         self.witness.close()

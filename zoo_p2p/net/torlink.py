@@ -69,6 +69,44 @@ def is_onion(host: str) -> bool:
     return ONION_V3_RE.match(host) is not None
 
 
+LOOPBACK = ("127.0.0.1", "[::1]", "localhost")
+NOT_V3 = "not a v3 onion name"
+REFUSALS_SAID = 64  # endpoints a mesh says it does not dial, at the most (each said once)
+
+
+def dial_route(
+    ep: str, socks: tuple[str, int] | None, hidden: bool
+) -> tuple[str, SocksForwarder | None] | str:
+    """Where a SUB connects for the endpoint `ep` (`tcp://host:port`) and the forwarder it goes
+    through, or, as a string, why we do not dial it (TRANSPORT.md §10.9): an onion through a
+    new forwarder to our Tor client at `socks`, never looked up in DNS; no onion without a Tor
+    client; over Tor (`hidden`) nothing that is neither an onion nor loopback (it would learn
+    our address). The caller owns the forwarder it is given and closes it."""
+    host, _, port = ep[len("tcp://") :].rpartition(":")
+    if is_onion(host):
+        if socks is None:
+            return "an onion, and we have no Tor client"
+        try:
+            fwd = SocksForwarder(socks, host, int(port))
+        except OSError as exc:
+            return f"no forwarder to Tor ({exc})"
+        return fwd.endpoint, fwd
+    if host.endswith(".onion"):
+        return NOT_V3
+    if hidden and host not in LOOPBACK:
+        return "over Tor we dial onions only: that address would learn ours"
+    return ep, None
+
+
+def first_refusal(said: set[str], ep: str) -> bool:
+    """Whether to say that we do not dial `ep`: once an endpoint, `REFUSALS_SAID` at the most
+    (a card may name many); `said` keeps the endpoints said so far."""
+    if ep in said or len(said) >= REFUSALS_SAID:
+        return False
+    said.add(ep)
+    return True
+
+
 def _recv_exact(s: socket.socket, n: int, deadline: float) -> bytes:
     buf = b""
     while len(buf) < n:
