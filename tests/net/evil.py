@@ -2,6 +2,7 @@
 
     python -m tests.net.evil host equivocate --players 3 --invite-file F --log L
     python -m tests.net.evil host withhold   --players 3 --invite-file F --log L
+    python -m tests.net.evil host stall --players 3 --clocks 8 5 --invite-file F --log L
     python -m tests.net.evil join badreveal INVITE --log L
     python -m tests.net.evil join illegal INVITE --log L
 
@@ -15,6 +16,8 @@
   reaches it (what it takes to name an author who did not send its own entry).
 - `hide`: the host admits spectators but sends them no card, and once its log holds
   `HIDE_AFTER` entries nothing at all (no entry, no ping): it hides the game from them.
+- `stall`: as `hide`, but from `HIDE_AFTER` entries on it still sends them `ping` (and nothing
+  else): it is never silent, it only never shows them another entry (TRANSPORT.md §12.6).
 - `badreveal`: a joiner signs a reveal whose first link does not match its commitment and sends
   it to everyone, directly and through the host.
 - `illegal`: a joiner signs an illegal move (a step from a square it does not hold) instead of
@@ -40,6 +43,7 @@ from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions
 from zoo_p2p.protocol.crypto import fingerprint
 from zoo_p2p.protocol.encoding import Kind, decode_entry, make_entry
+from zoo_p2p.protocol.liveness import Clocks
 from zoo_p2p.protocol.session import encode_move
 from zoo_p2p.rules import Step, Variant
 
@@ -122,11 +126,15 @@ class EvilHost(Host):
         return b"" if self._lied_about(data) else data
 
     def _hides(self, rid: bytes, data: bytes) -> bool:
-        """`hide`: what we keep from a spectator (its cards always; all once we hold enough)."""
-        if self.mode != "hide" or not self.spectators.owns(rid):
+        """`hide`: what we keep from a spectator (its cards always; all once we hold enough);
+        `stall`: the same but its pings."""
+        if self.mode not in ("hide", "stall") or not self.spectators.owns(rid):
             return False
         s = self.session
-        return wire.unpack(data)["t"] == "mesh" or (s is not None and len(s) >= HIDE_AFTER)
+        kind = wire.unpack(data)["t"]
+        if kind == "ping" and self.mode == "stall":
+            return False
+        return kind == "mesh" or (s is not None and len(s) >= HIDE_AFTER)
 
     def _send(self, rid: bytes, data: bytes) -> bool:
         if self._hides(rid, data):
@@ -211,6 +219,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--invite-file", type=Path)
     ap.add_argument("--log", type=Path, required=True)
     ap.add_argument("--delay", type=float, default=0.0)
+    ap.add_argument("--clocks", type=int, nargs=2, metavar=("MOVE_S", "REVEAL_S"))
     a = ap.parse_args(argv)
     key = runners.load_key(None, ephemeral=a.role == "join")
     driver = BotDriver("greedy", seed=1, delay=a.delay, console=None)
@@ -221,7 +230,9 @@ def main(argv: list[str]) -> int:
             driver=driver,
             make_session=hosting.session_factory(key),
             open_log=runners.GameFiles(a.log, storage.NetSidecar(role="host")).open_new,
-            make_genesis=hosting.genesis_factory(key, Variant.STANDARD, None),
+            make_genesis=hosting.genesis_factory(
+                key, Variant.STANDARD, None, None if a.clocks is None else Clocks(*a.clocks)
+            ),
             fingerprint=fingerprint,
             options=HostOptions(players=a.players, give_up=10.0),
         )

@@ -6,8 +6,9 @@ and keeps its own log, which `zoo verify` reads like a seat's. It signs nothing.
 
 An invite is the host's or a seat's watch invite (`zoo join --spectators N`, §12.6). With
 several, the spectator watches through the first; when it refuses, leaves or falls silent
-(SOURCE_SILENT), it goes on through the next from the entries it holds, so a host that hides
-the game cannot hide it from a spectator that holds a seat's invite. An onion invite goes
+(SOURCE_SILENT) or stalls (no entry for longer than the game's clocks allow, §12.6), it goes
+on through the next from the entries it holds, so a host that hides the game cannot hide it
+from a spectator that holds a seat's invite. An onion invite goes
 through Tor (`--tor`, `--tor-socks`), as `zoo join` does.
 """
 
@@ -176,7 +177,7 @@ def run_watch(
         last = i == len(invites) - 1
         silent = give_up if give_up is not None or last else SOURCE_SILENT
         spectator, outcome = _watch_through(
-            invite, silent, tor or TorPlan(), (driver, console), files, session, sink
+            invite, (silent, not last), tor or TorPlan(), (driver, console), files, session, sink
         )
         done = outcome.finished or spectator.witness.verdict is not None
         if last or done or outcome.reason == "interrupted":
@@ -199,15 +200,17 @@ def run_watch(
 
 def _watch_through(
     invite: Invite,
-    silent: float | None,
+    leave_when: tuple[float | None, bool],
     tor: TorPlan,
     shown_by: tuple[Driver, Console],
     files: GameFiles,
     session: Session | None,
     sink: storage.LogWriter | None,
 ) -> tuple[Spectator, Outcome]:
-    """One spectator run through one invite (an onion one through Tor)."""
+    """One spectator run through one invite (an onion one through Tor); `leave_when`: the
+    silence we take, and whether a stall stops us (there is a next invite)."""
     driver, console = shown_by
+    silent, fail_over = leave_when
     with joining_route(console, tor, invite, publish=False, verb="watching") as via:
         fwd = via.fwd
         spectator = Spectator(
@@ -230,6 +233,7 @@ def _watch_through(
             mesh_setup=None
             if via.mesh is None
             else lan.MeshSetup(hidden=True, socks=via.mesh.socks),
+            fail_over=fail_over,
         )
         where = format_address((invite.host, invite.port))
         console.print(Text(f"watching the game at {where} ({invite.fingerprint})…"))

@@ -25,6 +25,7 @@ import zmq
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from zmq.utils import z85
 
+from zoo_p2p.driver import Outcome
 from zoo_p2p.errors import RemoteProtocolError
 from zoo_p2p.net import evidence, messages, wire
 from zoo_p2p.net.bucket import Bucket
@@ -40,6 +41,7 @@ from zoo_p2p.net.messages import (
     decode_mesh,
 )
 from zoo_p2p.net.peer import Joiner
+from zoo_p2p.net.stall import StallWatch
 from zoo_p2p.net.torlink import SocksForwarder, dial_route, first_refusal
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.text import seat_word, shown
@@ -355,12 +357,16 @@ def wire_head(head: list[Any], up: list[bool]) -> bytes:
 
 class Spectator(Joiner):
     """Watches a game: the joiner's host link, `watch` instead of `hello`, no seat, no entry of
-    its own; the seats' publishers through `Witness`."""
+    its own; the seats' publishers through `Witness`. With `fail_over`, a stalled source
+    (TRANSPORT.md §12.6) stops it, so that it watches on through the next invite; without, the
+    stall is only said."""
 
-    def __init__(self, *args: Any, **kw: Any) -> None:
+    def __init__(self, *args: Any, fail_over: bool = False, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.witness = Witness(self)
         self.admitted: messages.Watching | None = None
+        self.fail_over = fail_over
+        self.stall = StallWatch(self.now, self._have())
 
     def seat_name(self, seat: int) -> str:
         """`seat 2 (Blue)`."""
@@ -368,6 +374,14 @@ class Spectator(Joiner):
         if s is not None and 0 <= seat < len(s.seats):
             return seat_word(seat, s.seats[seat].team.label)
         return seat_word(seat)
+
+    def source_name(self) -> str:
+        """Whom we watch through: `the host`, or `seat 2 (Blue)'s watch port` (§12.6)."""
+        s = self.session
+        keys = [si.public_key for si in s.seats] if s is not None else []
+        if self.host_pub in keys[1:]:
+            return f"{self.seat_name(keys.index(self.host_pub))}'s watch port"
+        return "the host"
 
     # ----- the host link -------------------------------------------------------------------
     def _hello(self) -> None:
@@ -462,6 +476,21 @@ class Spectator(Joiner):
         super().tick(now)
         if self.stopped is None:
             self.witness.tick(now)
+        if self.stopped is None:
+            self._check_stall(now)
+
+    def _check_stall(self, now: float) -> None:
+        """A source that sends no entry for longer than the game's clocks allow (§12.6): with
+        a next invite we stop, so that it watches on; on the last one we say so, once a head."""
+        stalled = self.stall.check(self.session, now)
+        if stalled is None:
+            return
+        line = stalled.line(self.source_name(), self.seat_name(stalled.seat))
+        log.info("%s", line)
+        if self.fail_over:
+            self.stop(Outcome(False, line, self._have()))
+        else:
+            self.driver.on_notice(f"{line}: it may be hiding the game")
 
     def close(self) -> None:
         self.witness.close()
