@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from zoo_p2p.driver import BaseDriver, GameLink
+from zoo_p2p.driver import BaseDriver, Driver, GameLink
 from zoo_p2p.net.core.host import HostCore
 from zoo_p2p.net.core.joiner import JoinerCore, JoinOptions
 from zoo_p2p.net.core.lobby import HostOptions, LobbySeat
@@ -127,6 +127,10 @@ class MemNet:
         clocks: Clocks | None = None,
         stall: tuple[int, ...] = (),
         mesh: bool = False,
+        host_cls: type[MemHost] | None = None,
+        joiner_cls: Mapping[int, type[MemJoiner]] | None = None,
+        drivers: Mapping[int, Driver] | None = None,
+        sessions: Mapping[int, type[Session]] | None = None,
     ) -> None:
         rng = random.Random(seed)
         self.now = 1000.0
@@ -134,7 +138,11 @@ class MemNet:
         self.keys = [
             Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)) for _ in range(players)
         ]
-        self.drivers = [Seat(random.Random(f"{seed} {i}"), i not in stall) for i in range(players)]
+        self.drivers: list[Driver] = [
+            (drivers or {}).get(i) or Seat(random.Random(f"{seed} {i}"), i not in stall)
+            for i in range(players)
+        ]
+        self._sessions = dict(sessions or {})
         self.sinks: list[MemSink | None] = [None] * players
         self.clocks = clocks or Clocks(60, 15)
         nonce = rng.randbytes(32)
@@ -145,7 +153,7 @@ class MemNet:
                 self.keys[0], seats, Variant.STANDARD, 0, nonce, self.clocks
             )
 
-        self.host = MemHost(
+        self.host = (host_cls or MemHost)(
             make_genesis=make_genesis,
             fingerprint=fingerprint,
             options=HostOptions(players=players, curve=False, name="host"),
@@ -159,7 +167,7 @@ class MemNet:
             fingerprint=fingerprint(raw_public(self.keys[0])),
         )
         self.joiners = [
-            MemJoiner(
+            (joiner_cls or {}).get(i, MemJoiner)(
                 self.invite,
                 fingerprint=fingerprint,
                 options=JoinOptions(name=f"p{i}", curve=False),
@@ -189,7 +197,7 @@ class MemNet:
             gid, priv = hashlib.sha256(genesis).digest(), raw_private(key)
             seed = derive_secret(priv, b"seat-seed", gid)
             nonce = derive_secret(priv, b"first-nonce", gid)
-            return Session(genesis, key=key, seed=seed, nonce=nonce)
+            return self._sessions.get(i, Session)(genesis, key=key, seed=seed, nonce=nonce)
 
         def open_log(session: Session) -> MemSink:
             sink = MemSink(self.tmp / f"seat{i}.zoolog")

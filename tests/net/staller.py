@@ -41,7 +41,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from zoo_p2p.bots import make_bot
-from zoo_p2p.driver import BaseDriver
+from zoo_p2p.driver import BaseDriver, Outcome
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.peer import Host, HostOptions, Joiner, JoinOptions, LobbySeat
 from zoo_p2p.protocol.crypto import fingerprint
@@ -139,8 +139,10 @@ class Driver(BaseDriver):
         link.play(self.bot.choose(s.state))
 
 
-class StallingJoiner(Joiner):
-    """A joiner that withholds its reveal links (and answers late in `comeback` mode)."""
+class Stalling:
+    """What makes a joiner withhold its reveal links (and answer late in `comeback` mode):
+    mixed into the transport's `Joiner` here (`StallingJoiner`) and into the in-memory joiner
+    core in tests/net/test_clocks_mem.py, so both run the same staller."""
 
     mode = "bot"
     released = False
@@ -186,13 +188,17 @@ class StallingJoiner(Joiner):
     def tick(self, now: float) -> None:
         super().tick(now)
         if getattr(self, "stopped_after_resign", False) and self.stopped is None:
-            from zoo_p2p.net.peer import Outcome
-
             self.stopped = Outcome(False, "we resigned", self._have())
 
 
-class DroppingHost(Host):
-    """A host that silences claim votes and/or resignations (what it drops: `drops`)."""
+class StallingJoiner(Stalling, Joiner):
+    """The staller's joiner over real sockets."""
+
+
+class Dropping:
+    """What makes a host silence claim votes and/or resignations (what it drops: `drops`):
+    mixed into the transport's `Host` here (`DroppingHost`) and into the in-memory host core
+    in tests/net/test_clocks_mem.py."""
 
     drops: frozenset[str] = frozenset()
 
@@ -211,6 +217,10 @@ class DroppingHost(Host):
             print("dropped a resignation", flush=True)
             return
         super()._on_resign(seat, data, key, by)
+
+
+class DroppingHost(Dropping, Host):
+    """The dropping host over real sockets."""
 
 
 def main(argv: list[str]) -> int:

@@ -14,8 +14,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from zoo_p2p.driver import SeatPresence
 from zoo_p2p.net import messages, wire
+from zoo_p2p.net.core.conns import HELLO_TIMEOUT, MAX_KNOCKS, MAX_PENDING
 from zoo_p2p.net.core.joiner import JoinerCore
-from zoo_p2p.net.core.lobby import HELLO_TIMEOUT, MAX_KNOCKS, MAX_PENDING, verify
+from zoo_p2p.net.core.lobby import verify
 from zoo_p2p.net.core.peer import raw_public
 from zoo_p2p.net.messages import decode
 from zoo_p2p.net.seatwatch import SEAT_ONLY, SeatWatchCore

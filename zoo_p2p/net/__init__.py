@@ -8,7 +8,8 @@ Start here. Three layers, the middle one without I/O:
 - **The cores** (sans-I/O: no zmq, no socket, no clock; every entry point takes `now`):
   `core.peer.PeerCore` (session, log, early entries, delivery, our own moves, the check
   budget) with `liveness` (claims and resignations); `core.host.HostCore` and its base
-  `core.lobby.Seating` (the host's tables, the hello, the lobby, presence), `spectators` (who
+  `core.lobby.Seating` (the host's tables, the hello, the lobby, presence), `core.conns`
+  (the bounds of accepted connections, shared with `seatwatch`), `spectators` (who
   watches); `core.joiner.JoinerCore` (the joiner's tables). The direct links' core is
   `gossip.MeshCore` (heads, gets, fork walking, withholding, proofs) over `links`, `cards`,
   `holdback`; the spectator's is `spectate` (with `stall`, when it leaves a stalled source).

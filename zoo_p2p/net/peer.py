@@ -24,16 +24,10 @@ from zmq.utils import z85
 
 from zoo_p2p.driver import Driver, NullDriver, Outcome, SeatPresence
 from zoo_p2p.net import loop, router, tcp, wire
-from zoo_p2p.net.core.host import (
-    FLOOD_SLACK,
-    HINTS_DECLINED,
-    HINTS_REFUSED,
-    HOST_DECLINED,
-    WATCH_EVERY,
-    HostCore,
-)
+from zoo_p2p.net.core.conns import FLOOD_SLACK, WATCH_EVERY, _Fd
+from zoo_p2p.net.core.host import HINTS_DECLINED, HINTS_REFUSED, HOST_DECLINED, HostCore
 from zoo_p2p.net.core.joiner import JoinerCore, JoinOptions
-from zoo_p2p.net.core.lobby import OTHER_GAME, HostOptions, LobbySeat, _Conn, _Fd
+from zoo_p2p.net.core.lobby import OTHER_GAME, HostOptions, LobbySeat, _Conn
 from zoo_p2p.net.core.parts import Trace
 from zoo_p2p.net.core.peer import (
     AHEAD,

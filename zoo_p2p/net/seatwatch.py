@@ -29,7 +29,7 @@ from zmq.utils import z85
 
 from zoo_p2p.errors import ZooError
 from zoo_p2p.net import evidence, messages, router, tcp, wire
-from zoo_p2p.net.core.lobby import HELLO_TIMEOUT, MAX_KNOCKS, MAX_LINKS, MAX_PENDING, _Fd
+from zoo_p2p.net.core.conns import ConnGuard, _Fd
 from zoo_p2p.net.core.peer import raw_private
 from zoo_p2p.net.invite import Invite, close_monitored
 from zoo_p2p.net.mesh import Verdict, advertise_for
@@ -48,8 +48,6 @@ __all__ = ["SEAT_ONLY", "SeatWatchCore", "WatchPort", "watch_curve_keys"]
 log = logging.getLogger("zoo_p2p.net.seatwatch")
 
 PING_EVERY = 0.5  # seconds between pings to our spectators (as the host's, §12.2)
-FLOOD_SLACK = 4 << 20  # TCP bytes beyond the messages received (as the host's flood guard, §11)
-WATCH_EVERY = 0.05  # seconds between checks of our connections (hello timeout, flood)
 SEAT_ONLY = "this is a seat's watch port: it admits spectators only (join with the host's invite)"
 
 
@@ -60,9 +58,13 @@ def watch_curve_keys(private_raw: bytes) -> tuple[bytes, bytes]:
     return zmq.curve_public(secret), secret
 
 
-class SeatWatchCore:
+class SeatWatchCore(ConnGuard):
     """A seat's spectators, without I/O: what comes on the watch port (`receive`), what the
-    seat's session accepted (`relay_entries`), its presence (`relay_seats`), the end."""
+    seat's session accepted (`relay_entries`), its presence (`relay_seats`), the end; its
+    connections bounded as the host's are (`ConnGuard`)."""
+
+    BOUND_BY = "watch"
+    PENDING_WORDS = "too many connections"
 
     def __init__(
         self, peer: JoinerCore, most: int, *, server_pub: bytes, curve: bool, now: float
@@ -71,14 +73,11 @@ class SeatWatchCore:
         self.server_pub = server_pub  # the watch port's CURVE key (the watch invite names it)
         self.curve = curve
         self.spectators = Spectators(self, most, curve=curve)
-        self.fds: dict[int, _Fd] = {}
+        self._open_guard(now)
         self.outbox: list[tuple[bytes, bytes]] = []
-        self.shut_fds: list[int] = []
         self.dropped = 0
-        self.kicked = 0
         self.now = now
         self._last_ping = now
-        self._last_watch = now
         self._quiet: dict[str, float] = {}
         self._cards_sent: set[bytes] = set()
         self._closed = False
@@ -100,14 +99,6 @@ class SeatWatchCore:
         for first, batch in wire.batches(list(s.entries[start:]), start):
             if not self.send_to(rid, wire.pack("entries", **{"from": first, "e": batch})):
                 return
-
-    def shut(self, fd: int, why: str) -> None:
-        self._kick(fd, why)
-
-    def bind_fd(self, fd: int) -> None:
-        info = self.fds.get(fd)
-        if info is not None:
-            info.bound = True
 
     def notice_once(self, what: str, text: str) -> None:
         if self._quiet.get(what, -1e9) <= self.now:
@@ -197,15 +188,8 @@ class SeatWatchCore:
     def _receive(
         self, rid: bytes, parts: list[bytes], now: float, curve: bytes | None, fd: int
     ) -> None:
-        info = self.fds.get(fd) if fd >= 0 else None
-        if info is not None:
-            info.seen += sum(len(p) + 64 for p in parts)
-            if info.rid is None:
-                info.rid = rid
-        if len(parts) != 1:
-            self.dropped += 1
-            if fd >= 0:
-                self._kick(fd, "multipart message")
+        info, one = self._frames_in(rid, parts, fd)
+        if not one:
             return
         if not self.spectators.allowed(rid, now):
             self.dropped += 1  # beyond its rate: it is dropped (§12.5)
@@ -222,12 +206,8 @@ class SeatWatchCore:
             self.dropped += 1
             return
         if isinstance(msg, messages.Knock):
-            if info is not None:
-                info.knocks += 1
-                if info.knocks > MAX_KNOCKS:
-                    self._kick(fd, "knocks without a watch")
-                    return
-            self._welcome(rid, curve)
+            if self._knocked(info, fd):
+                self._welcome(rid, curve)
             return
         if self.spectators.on_msg(rid, curve, msg, now, fd):
             return
@@ -248,35 +228,13 @@ class SeatWatchCore:
             fields["hints"] = True
         self.send_to(rid, wire.pack("welcome", **fields))
 
-    # ----- connections ---------------------------------------------------------------------
-    def fd_accepted(self, fd: int, peer: str, now: float) -> None:
-        known = self.fds.get(fd)
-        if known is None or known.rid is None:
-            self.fds[fd] = _Fd(now, peer)
-        if len(self.fds) > MAX_LINKS:
-            self._kick(fd, "too many connections")
-            return
-        pending = [f for f, i in self.fds.items() if not i.bound]
-        if len(pending) > MAX_PENDING:
-            self._kick(min(pending, key=lambda f: self.fds[f].accepted), "too many connections")
+    # ----- connections (`ConnGuard`) -------------------------------------------------------
+    def _unlink(self, rid: bytes, fd: int) -> None:
+        if self.spectators.owns(rid):
+            self.spectators.watchers.pop(rid, None)
 
-    def fd_closed(self, fd: int) -> None:
-        self.fds.pop(fd, None)
-
-    def _kick(self, fd: int, why: str) -> None:
-        info = self.fds.pop(fd, None)
-        if info is not None and info.rid is not None and self.spectators.owns(info.rid):
-            self.spectators.watchers.pop(info.rid, None)
-        if self._shut(fd):
-            self.kicked += 1
-            log.info("watch port: dropped connection %d: %s", fd, why)
-
-    def _shut(self, fd: int) -> bool:
-        self.shut_fds.append(fd)
-        return True
-
-    def _tcp_received(self, fd: int) -> int | None:
-        return None
+    def _said_kicked(self, fd: int, info: _Fd | None, why: str) -> None:
+        log.info("watch port: dropped connection %d: %s", fd, why)
 
     # ----- periodic ------------------------------------------------------------------------
     def tick(self, now: float) -> None:
@@ -292,15 +250,7 @@ class SeatWatchCore:
                         self._cards_sent.add(card)
                         self.spectators.relay(wire.pack("mesh", m=card))
         self.spectators.tick(now)
-        if now - self._last_watch >= WATCH_EVERY:
-            self._last_watch = now
-            for fd, info in list(self.fds.items()):
-                if not info.bound and now - info.accepted > HELLO_TIMEOUT:
-                    self._kick(fd, f"no watch within {HELLO_TIMEOUT:g} s")
-                    continue
-                got = self._tcp_received(fd)
-                if got is not None and got - info.seen > FLOOD_SLACK:
-                    self._kick(fd, f"{got - info.seen} bytes sent that are no message")
+        self._watch_fds(now)
 
 
 def _seats_msg(states: list[SeatPresence]) -> bytes:

@@ -30,6 +30,8 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from zoo_p2p.text import HINTS_ADVERT, shown
+from zoo_p2p.tui.facts import ASCII, UTF8
+from zoo_p2p.tui.widgets import ViewStatic
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -136,19 +138,9 @@ class SearchView:
     verb: str = "join"
 
 
-class SearchHead(Static):
+class SearchHead(ViewStatic[SearchView]):
     """The status line of the search: searching (a spinner, the count and the seconds), or
     how it ended. Set `view`."""
-
-    view: reactive[SearchView | None] = reactive(None, init=False)
-
-    def __init__(self, ascii: bool, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-        self.ascii = ascii
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(self.text(self.view))
 
     def text(self, v: SearchView) -> Text:
         head = Text()
@@ -156,7 +148,7 @@ class SearchHead(Static):
             head.append(shown(v.error, 300), style="bold yellow")
             head.append("\nPaste the invite instead (p).")
         elif v.searching is not None:
-            frames, dots = ("|/-\\", "...") if self.ascii else ("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏", "…")
+            frames, dots = ("|/-\\", "...") if self.g.ascii else ("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏", "…")
             spin = frames[int(v.searching * 4) % len(frames)]
             head.append(f"{spin} searching the LAN{dots} {v.n} found ({v.searching:.0f} s)")
             head.stylize("bold")
@@ -177,24 +169,16 @@ class NoteView:
     dropped: int = 0
 
 
-class SearchNote(Static):
+class SearchNote(ViewStatic[NoteView]):
     """The line under the search's status. Set `view`."""
 
-    view: reactive[NoteView | None] = reactive(None, init=False)
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-
-    def watch_view(self) -> None:
-        v = self.view
-        if v is None:
-            return
+    def text(self, v: NoteView) -> Text:
         notes: list[str] = []
         if v.trouble:
             notes.append(f"mDNS multicast is blocked here: {shown(v.trouble, 120)}")
         if v.dropped:
             notes.append(f"({v.dropped} malformed or extra advert(s) ignored)")
-        self.update(Text(" ".join(notes), style="dim"))
+        return Text(" ".join(notes), style="dim")
 
 
 class GameList(OptionList):
@@ -240,25 +224,16 @@ class PickKeysView:
     verb: str = "join"
 
 
-class PickKeys(Static):
+class PickKeys(ViewStatic[PickKeysView]):
     """The keys line of the list. Set `view`."""
 
-    view: reactive[PickKeysView | None] = reactive(None, init=False)
-
-    def __init__(self, ascii: bool, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-        self.ascii = ascii
-
-    def watch_view(self) -> None:
-        if self.view is None:
-            return
-        verb = self.view.verb
-        if self.view.box:
-            keys = f"Enter: {verb} with this invite   Esc: close the box   q (box empty): leave"
+    def text(self, v: PickKeysView) -> Text:
+        if v.box:
+            keys = f"Enter: {v.verb} with this invite   Esc: close the box   q (box empty): leave"
         else:
-            arrows = "up/down" if self.ascii else "↑↓"
-            keys = f"{arrows} Enter {verb}   p paste an invite   r search again   q leave"
-        self.update(Text(keys, style="dim"))
+            arrows = "up/down" if self.g.ascii else "↑↓"
+            keys = f"{arrows} Enter {v.verb}   p paste an invite   r search again   q leave"
+        return Text(keys, style="dim")
 
 
 @dataclass(frozen=True)
@@ -270,27 +245,16 @@ class PickErrorView:
     nothing_open: bool = False
 
 
-class PickError(Static):
+class PickError(ViewStatic[PickErrorView]):
     """The error line under the invite box. Set `view`."""
 
-    view: reactive[PickErrorView | None] = reactive(None, init=False)
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-
-    def watch_view(self) -> None:
-        v = self.view
-        if v is None:
-            return
+    def text(self, v: PickErrorView) -> Text | str:
         if v.bad is not None:
             said = f"that is not an invite: {shown(v.bad, 200)}; paste it again"
-            self.update(Text(said, style="yellow"))
-        elif v.nothing_open:
-            self.update(
-                Text("nothing to close: q leaves the list, p pastes an invite", style="dim")
-            )
-        else:
-            self.update("")
+            return Text(said, style="yellow")
+        if v.nothing_open:
+            return Text("nothing to close: q leaves the list, p pastes an invite", style="dim")
+        return ""
 
 
 class PickScreen(Screen[str | None]):
@@ -345,7 +309,7 @@ class PickScreen(Screen[str | None]):
             Text("Apocalypse at the Zoo of Carson City: games on the local network", style="bold"),
             id="status",
         )
-        yield SearchHead(self.ascii, id="pick-head")
+        yield SearchHead(ASCII if self.ascii else UTF8, id="pick-head")
         yield SearchNote(id="pick-note")
         yield GameList(watch=self.to_watch, id="pick-list")
         yield InviteInput(
@@ -355,7 +319,7 @@ class PickScreen(Screen[str | None]):
             max_length=INVITE_MAX,
         )
         yield PickError(id="pick-error")
-        yield PickKeys(self.ascii, id="keys")
+        yield PickKeys(ASCII if self.ascii else UTF8, id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#pick-invite", Input).display = False

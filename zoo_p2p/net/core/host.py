@@ -21,15 +21,8 @@ from zoo_p2p.driver import Outcome
 from zoo_p2p.errors import RemoteProtocolError
 from zoo_p2p.net import evidence, messages, wire
 from zoo_p2p.net.cards import pack as mesh_pack
-from zoo_p2p.net.core.lobby import (
-    HELLO_TIMEOUT,
-    MAX_KNOCKS,
-    HostOptions,
-    LobbySeat,
-    Seating,
-    _Conn,
-    _Fd,
-)
+from zoo_p2p.net.core.conns import _Fd
+from zoo_p2p.net.core.lobby import HostOptions, LobbySeat, Seating, _Conn
 from zoo_p2p.net.core.peer import LinkParts
 from zoo_p2p.net.links import Verdict
 from zoo_p2p.net.messages import Message
@@ -41,8 +34,6 @@ from zoo_p2p.text import shown
 log = logging.getLogger("zoo_p2p.net")
 
 PING_EVERY = 0.5  # seconds between application pings on an idle link
-FLOOD_SLACK = 4 << 20  # TCP bytes a link may have sent beyond the messages we received from it
-WATCH_EVERY = 0.05  # seconds between the host's checks of its connections (hello, flood)
 FAREWELL = wire.pack("farewell")
 HINTS_REFUSED = (
     "this table allows hints (every seat may ask the expert) and --no-hints refuses them: "
@@ -76,17 +67,12 @@ class HostCore(Seating):
         super().__init__(fingerprint=fingerprint, options=options, server_pub=server_pub, **parts)
         self.spectators = Spectators(self, options.spectators, curve=options.curve)
         self.make_genesis = make_genesis
-        self._last_watch = 0.0
         self._early = -1
         self._head_cache: tuple[int, bytes] = (-1, b"")
         self._last_ping = 0.0
         self._done_since: float | None = None
 
     # ----- sending ----------------------------------------------------------------------
-    def _tcp_received(self, fd: int) -> int | None:
-        """How many bytes the kernel received on `fd` (None: unknown; the transport knows)."""
-        return None
-
     def _relay_early(self, start: int, entries: list[bytes], by: int) -> None:
         """Relay the next entry before checking its signature, if its header fits the floor.
 
@@ -159,16 +145,6 @@ class HostCore(Seating):
         """Our log from `start` to one link."""
         self._send_entries(rid, start)
 
-    def shut(self, fd: int, why: str) -> None:
-        """Shut one connection (a spectator dropped)."""
-        self._kick(fd, why)
-
-    def bind_fd(self, fd: int) -> None:
-        """The connection `fd` is bound to an admitted link: no hello timeout for it."""
-        info = self.fds.get(fd)
-        if info is not None:
-            info.bound = True
-
     def notice_once(self, what: str, text: str) -> None:
         """A notice at most every 10 s for one kind of event."""
         self._once(what, text)
@@ -221,16 +197,8 @@ class HostCore(Seating):
     def _receive(
         self, rid: bytes, parts: list[bytes], now: float, curve: bytes | None, fd: int
     ) -> None:
-        info = self.fds.get(fd) if fd >= 0 else None
-        if info is not None:
-            info.seen += sum(len(p) + 64 for p in parts)
-            if info.rid is None:
-                info.rid = rid
-        if len(parts) != 1:
-            self.dropped += 1
-            self._once("parts", f"dropped a {len(parts)}-part message", every=5.0)
-            if fd >= 0:
-                self._kick(fd, "multipart message")
+        info, one = self._frames_in(rid, parts, fd)
+        if not one:
             return
         bound = self.conns.get(rid)  # (libzmq gives one routing id to one connection only)
         if bound is not None and not bound.msgs.take(now):
@@ -257,6 +225,9 @@ class HostCore(Seating):
             return
         self._on_msg(rid, curve, msg, now, fd, info)
 
+    def _said_multipart(self, parts: int) -> None:
+        self._once("parts", f"dropped a {parts}-part message", every=5.0)
+
     def _on_msg(
         self, rid: bytes, curve: bytes, msg: Message, now: float, fd: int, info: _Fd | None
     ) -> None:
@@ -264,12 +235,8 @@ class HostCore(Seating):
         not said hello (`_unlinked`) and a link that has (`_linked`)."""
         match msg:
             case messages.Knock():
-                if info is not None:
-                    info.knocks += 1
-                    if info.knocks > MAX_KNOCKS:
-                        self._kick(fd, "knocks without a hello")
-                        return
-                self._welcome(rid, curve, None)
+                if self._knocked(info, fd):
+                    self._welcome(rid, curve, None)
                 return
             case messages.Hello():
                 self.on_hello(rid, curve, msg, now, fd)
@@ -421,9 +388,7 @@ class HostCore(Seating):
         """Ping everyone, update presence, finish when every seat has the whole log."""
         if self.session is None:
             self.prune_lobby(now)
-        if now - self._last_watch >= WATCH_EVERY:
-            self._last_watch = now
-            self._watch_fds(now)
+        self._watch_fds(now)
         if now - self._last_ping >= PING_EVERY:
             self._last_ping = now
             ping = wire.pack("ping")
@@ -451,17 +416,6 @@ class HostCore(Seating):
             and len(self.lobby) > 1
         ):
             self.stopped = Outcome(False, "every other peer is gone", self._have())
-
-    def _watch_fds(self, now: float) -> None:
-        """Drop connections that never said hello in time, or that flood us with bytes we
-        never see as messages (an endless multipart message sits inside libzmq)."""
-        for fd, info in list(self.fds.items()):
-            if not info.bound and now - info.accepted > HELLO_TIMEOUT:
-                self._kick(fd, f"no hello within {HELLO_TIMEOUT:g} s")
-                continue
-            got = self._tcp_received(fd)
-            if got is not None and got - info.seen > FLOOD_SLACK:
-                self._kick(fd, f"{got - info.seen} bytes sent that are no message")
 
     def goodbye(self) -> None:
         """Closing before the end: say `leave` to every link (why we stop)."""

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from zoo_p2p.driver import LobbyListener, SeatPresence
 from zoo_p2p.net import messages, wire
 from zoo_p2p.net.bucket import Bucket
+from zoo_p2p.net.core.conns import MAX_KNOCKS, ConnGuard, _Fd
 from zoo_p2p.net.core.peer import LinkParts, PeerCore
 from zoo_p2p.net.links import MSGS_PER_S
 from zoo_p2p.net.spectators import DEFAULT_SPECTATORS, Spectators
@@ -34,16 +35,12 @@ log = logging.getLogger("zoo_p2p.net")
 
 LIVE_TIMEOUT = 2.5  # a seat silent for this long is shown as missing
 OTHER_GAME = "you are in another game"  # a host's reject of a hello naming another game id
-HELLO_TIMEOUT = 5.0  # ... and then say a valid hello within this many seconds of being accepted
 LINKS_PER_ID = 2  # live links per identity (a newer hello drops the oldest)
-MAX_KNOCKS = 4  # knocks a link may send before its hello
 SYNC_BURST = 6  # resync answers a link may get at once ...
 SYNC_RATE = 2.0  # ... and then per second (a token bucket)
 LINK_MSGS_PER_S = MSGS_PER_S / 4  # messages per host link and second, every kind ...
 LINK_MSGS_BURST = MSGS_PER_S / 2  # ... and at once (an honest joiner sends far fewer)
-MAX_PENDING = 64  # accepted connections without a valid hello yet (the oldest is dropped)
 MAX_LINK_HINTS = 16  # publishers' hints kept for links that have not said hello (oldest dropped)
-MAX_LINKS = 256  # accepted connections in all (beyond it the newest is dropped)
 OWN_KEY = (  # most often a second terminal on the host's machine, with its default key
     "that is the host's own identity: a second player on one machine needs a key "
     "of its own (zoo join --identity PATH, created if missing)"
@@ -62,18 +59,6 @@ class _Conn:
     since: float = 0.0
     sync: Bucket = field(default_factory=lambda: Bucket(SYNC_RATE, SYNC_BURST, 0.0))  # resyncs
     msgs: Bucket = field(default_factory=lambda: Bucket(LINK_MSGS_PER_S, LINK_MSGS_BURST, 0.0))
-
-
-@dataclass
-class _Fd:
-    """One accepted TCP connection of the host (libzmq's file descriptor for it)."""
-
-    accepted: float
-    peer: str = "?"
-    rid: bytes | None = None
-    bound: bool = False  # a valid hello arrived on it
-    seen: int = 0  # bytes of messages we received from it (to spot an endless multipart)
-    knocks: int = 0
 
 
 @dataclass
@@ -115,7 +100,7 @@ def verify(pub: bytes, sig: bytes, data: bytes) -> bool:
     return True
 
 
-class Seating(PeerCore):
+class Seating(ConnGuard, PeerCore):
     """The host's side of who sits where: the links (`conns`, `fds`), the lobby's seats, the
     hello that binds a link to a seat, and presence. `HostCore` adds the tables and the game."""
 
@@ -137,9 +122,7 @@ class Seating(PeerCore):
         self.conns: dict[bytes, _Conn] = {}
         self.seat_rid: dict[int, bytes] = {}
         self.outbox: list[tuple[bytes, bytes]] = []  # (routing id, message) not sent yet
-        self.shut_fds: list[int] = []  # connections we asked to shut (no transport does it)
-        self.fds: dict[int, _Fd] = {}
-        self.kicked = 0  # connections we shut down (tests read it)
+        self._open_guard(0.0)  # (the connections, `ConnGuard`)
         self._left: set[int] = set()  # seats that said bye during the game
         self._seat_seen: dict[int, float] = {}
         self._started_at = now
@@ -176,11 +159,6 @@ class Seating(PeerCore):
         if conn is not None and conn.seat is not None and self.seat_rid.get(conn.seat) == rid:
             del self.seat_rid[conn.seat]
 
-    def _shut(self, fd: int) -> bool:
-        """Shut the connection `fd` down (here: noted in `shut_fds`); True if it was."""
-        self.shut_fds.append(fd)
-        return True
-
     def _send_entries(self, rid: bytes, start: int) -> None:
         assert self.session is not None
         entries = list(self.session.entries[start:])
@@ -210,17 +188,6 @@ class Seating(PeerCore):
         self.spectators.relay(data)
 
     # ----- connections ------------------------------------------------------------------
-    def fd_accepted(self, fd: int, peer: str, now: float) -> None:
-        """The transport accepted the TCP connection `fd` from `peer`."""
-        known = self.fds.get(fd)
-        if known is None or known.rid is None:  # (its frames may have come first)
-            self.fds[fd] = _Fd(now, peer)
-        self._limit_fds(fd)
-
-    def fd_closed(self, fd: int) -> None:
-        """The connection `fd` went away."""
-        self.fds.pop(fd, None)
-
     def _once(self, what: str, text: str, every: float = 10.0) -> None:
         """A notice (and log line) at most once per `every` seconds for one kind of event."""
         now = self.now
@@ -229,26 +196,14 @@ class Seating(PeerCore):
             log.warning("%s", text)
             self.driver.on_notice(text)
 
-    def _limit_fds(self, newest: int) -> None:
-        """Keep the accepted connections bounded: all of them, and those without a hello."""
-        if len(self.fds) > MAX_LINKS:
-            self._kick(newest, "too many connections")
-            return
-        pending = [fd for fd, info in self.fds.items() if not info.bound]
-        if len(pending) > MAX_PENDING:
-            oldest = min(pending, key=lambda fd: self.fds[fd].accepted)
-            self._kick(oldest, "too many connections without a hello")
+    def _unlink(self, rid: bytes, fd: int) -> None:
+        """The connection `fd` is shut: the link it carried goes (`ConnGuard._kick`)."""
+        conn = self.conns.get(rid)
+        if conn is not None and conn.fd == fd:
+            self._drop(rid)
 
-    def _kick(self, fd: int, why: str) -> None:
-        """Shut one TCP connection down (libzmq then closes it and forgets its pipe)."""
-        info = self.fds.pop(fd, None)
-        if info is not None and info.rid is not None:
-            conn = self.conns.get(info.rid)
-            if conn is not None and conn.fd == fd:
-                self._drop(info.rid)
-        if self._shut(fd):
-            self.kicked += 1
-            log.info("dropped connection %d from %s: %s", fd, info.peer if info else "?", why)
+    def _said_kicked(self, fd: int, info: _Fd | None, why: str) -> None:
+        log.info("dropped connection %d from %s: %s", fd, info.peer if info else "?", why)
 
     def _same_link(self, conn: _Conn, curve: bytes, fd: int) -> bool:
         """Is a frame (CURVE key `curve`, connection `fd`) from the link `conn` is bound to?
