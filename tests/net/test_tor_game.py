@@ -61,7 +61,16 @@ def test_host_and_bot_each_start_their_own_tor(procs: Procs, tornet: TorNet) -> 
     """`--tor` on both sides: each command starts a private tor (its own data directory, control
     port with cookie auth), here pointed at the private network by ZOO_TOR_TORRC; the game plays
     to the end and both tors are gone after."""
-    procs.env = {**procs.env, "ZOO_TOR_TORRC": str(tornet.client_include())}
+    # Each command makes its tor's data directory in its TMPDIR (tempfile.mkdtemp): here one
+    # of this test's own, so the tors counted below are the ones this test's commands started,
+    # not those of another run of the suite on the same machine.
+    tmpdir = procs.tmp / "tmpdir"
+    tmpdir.mkdir()
+    procs.env = {
+        **procs.env,
+        "ZOO_TOR_TORRC": str(tornet.client_include()),
+        "TMPDIR": str(tmpdir),
+    }
     inv = procs.tmp / "host.invite"
     host = procs.zoo(
         "host", "--players", "2", "--bot", "random", "--tor",
@@ -72,14 +81,25 @@ def test_host_and_bot_each_start_their_own_tor(procs: Procs, tornet: TorNet) -> 
     assert host.poll() is None, procs.text("host")
     invite = Invite.parse(inv.read_text())
     assert is_onion(invite.host)
+    marker = f"{tmpdir}/zoo-tor-"
     bot = procs.bot(str(invite), "bot1", "--tor", "--give-up", "60", quiet=False)
-    assert procs.wait(bot, "bot1", timeout=300) == 0, procs.text("bot1") + procs.text("host")
+    seen: set[str] = set()  # the tors of ours seen running while the bot plays
+
+    def bot_done() -> bool:
+        seen.update(_tor_processes_with(marker))
+        return bot.poll() is not None
+
+    wait_for(bot_done, 300, "the bot's game over Tor")
+    assert bot.returncode == 0, procs.text("bot1") + procs.text("host")
     assert procs.wait(host, "host", timeout=60) == 0, procs.text("host")
     assert procs.log("bot1") == procs.log("host")
     assert audit_file(procs.tmp / "host.zoolog").ok  # type: ignore[attr-defined]
-    # both private tors ended with their commands (only the network's 8 remain)
-    mine = _tor_processes_with("zoo-tor-")
+    # each command started a tor of its own there (the host's and the bot's: two data
+    # directories), and both ended with their commands, their data directories removed
+    assert len(seen) == 2, seen
+    mine = _tor_processes_with(marker)
     assert mine == [], mine
+    assert list(tmpdir.glob("zoo-tor-*")) == []
 
 
 def _tor_processes_with(marker: str) -> list[str]:

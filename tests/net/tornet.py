@@ -51,11 +51,21 @@ def tor_missing() -> str | None:
     return None
 
 
+_GIVEN: set[int] = set()  # the ports free_port has handed out in this run
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free now (tor binds it a moment later)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port on 127.0.0.1 that is free now (tor binds it a moment later), never one handed
+    out before in this run: the network's ports are picked one after the other, each socket
+    closed before the next bind, and the kernel may pick the same free port twice (two tors
+    would then fight over it and the network would not come up)."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _GIVEN:
+            _GIVEN.add(port)
+            return port
 
 
 @dataclass

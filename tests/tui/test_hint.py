@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
+import time
 from typing import Any, cast
 
 import pytest
+from textual.pilot import Pilot
 
 from tests.held_hint import HeldHint
 from tests.tui.conftest import local_table
@@ -36,6 +39,15 @@ async def my_turn(app: ZooApp, table: Table) -> GameScreen:
     screen = app.screen
     assert isinstance(screen, GameScreen)
     return screen
+
+
+async def searched(app: ZooApp, pilot: Pilot[int]) -> None:
+    """Wait (bounded) until no hint search is running: its answer is then on the screen (the
+    worker hands it to the screen before it ends)."""
+    deadline = time.monotonic() + WAIT
+    while any(w.group == "hint" and not w.is_finished for w in app.workers):
+        assert time.monotonic() < deadline, "the expert's hint did not come"
+        await pilot.pause(0.05)
 
 
 def info(screen: GameScreen) -> str:
@@ -164,17 +176,27 @@ def test_zoo_play_in_the_app_offers_hints_against_its_own_bots() -> None:
         snap = Snapshot(
             st, ["you", "greedy bot 1"], st.to_move, False, None, None, None, hints=hints
         )
-        # the peer's run ends at once; the game is started by hand with the snapshot above
-        app = NetworkApp(lambda driver, console: 0, networked=networked, glyphs=UTF8)
+        # The game is started by hand with the snapshot above. The peer's run stays up until
+        # the screen has been read, as a real peer's does for the whole game: a run that ended
+        # at once was a game that never started, whose lobby closes the app by itself after
+        # `close_after` (5 s), and under load the expert's search outlasted that (the app was
+        # gone before the hint came: "Worker was cancelled").
+        read = threading.Event()
+
+        def peer(driver: object, console: object) -> int:
+            read.wait(4 * WAIT)
+            return 0
+
+        app = NetworkApp(peer, networked=networked, glyphs=UTF8)
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.workers.wait_for_complete(), WAIT)
             app.net_started(snap)
             await pilot.pause()
             assert isinstance(app.table, NetTable) and isinstance(app.screen, GameScreen)
             await pilot.press("x")
-            await asyncio.wait_for(app.workers.wait_for_complete(), WAIT)
+            await searched(app, pilot)
             await pilot.pause()
             text = screen_text(app)
+            read.set()
             await pilot.press("q", "q")
         return text
 

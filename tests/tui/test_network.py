@@ -22,6 +22,12 @@ from zoo_p2p.tui.net import NetTable
 from zoo_p2p.tui.over import GameOverScreen
 
 DEADLINE = 240.0  # generous: the suite may share 2 cores with much else
+# The played game is bounded by its step, not its length: it must move on (a new move, or the
+# verdict after the last) within STALL s, or it is stuck. The game itself is finite (this
+# pairing ends within about 55 plies), but each of our moves is six keys through the pilot,
+# each waited on until the app is idle, and a shared CI machine made a long game outlast a
+# fixed 240 s for the whole of it although nothing was stuck; a stuck step still fails, sooner.
+STALL = 120.0
 # The game's own clocks (PROTOCOL.md §10), long enough that a starved test process is never
 # claimed against: with the default 15 s per reveal, a loaded machine let the host claim the
 # game from the app's seat before it signed the result, and the app never saw "verified".
@@ -57,22 +63,43 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
     async def play() -> tuple[int, str, int]:
         app = NetworkApp(start, glyphs=UTF8)
         moves = 0
+
+        def stuck(what: str) -> AssertionError:
+            said = "\n".join(t.plain for t in app.runner_lines)
+            return AssertionError(
+                f"{what}\n--- the app's peer said\n{said}\n--- its screen\n"
+                f"{screen_text(app)}\n{procs.text('host')}"
+            )
+
         async with app.run_test(size=(120, 40)) as pilot:
-            deadline = time.monotonic() + DEADLINE
+            deadline = time.monotonic() + STALL  # moved on below at each step of the game
+            plies = -1
             verdict = ""
-            while time.monotonic() < deadline:
+            while True:
                 await pilot.pause(0.05)  # the peer loop runs in its thread: poll, bounded
                 table = app.table
                 if not isinstance(table, NetTable) or table.ui is None:
+                    if time.monotonic() > deadline:
+                        raise stuck(f"the game did not start in {STALL:.0f} s")
                     continue
                 st = table.state
+                if len(st.history) != plies:  # a move: the game moves on
+                    plies = len(st.history)
+                    deadline = time.monotonic() + STALL
+                if app.net_code is not None and not st.is_terminal():
+                    # the peer's run ended (its last update came before): nothing more comes
+                    raise stuck(f"the peer's run ended ({app.net_code}) with the game unfinished")
                 if st.is_terminal():
                     if isinstance(app.screen, GameOverScreen):
                         verdict = table.ending().verdict.plain
                         shown_log[:] = [table.ending().log_path]
                         if app.net_code is not None and verdict.startswith("verified"):
                             break
+                    if time.monotonic() > deadline:
+                        raise stuck(f"no verdict {STALL:.0f} s after the last move (ply {plies})")
                     continue
+                if time.monotonic() > deadline:
+                    raise stuck(f"the game did not move on for {STALL:.0f} s after ply {plies}")
                 if table.my_turn() and isinstance(app.screen, GameScreen):
                     if not moves:  # a peer-supplied name with markup shows literally
                         # once the game screen is drawn: our turn comes as the screen mounts,
@@ -89,13 +116,13 @@ def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
                     n = len(st.history)
                     move = str(st.legal_moves()[0])
                     await pilot.press("tab", *move, "enter")
-                    while time.monotonic() < deadline and len(table.state.history) == n:
+                    while len(table.state.history) == n:
+                        if time.monotonic() > deadline:
+                            raise stuck(f"our move {move}, typed, was not played")
                         await pilot.pause(0.05)
                     moves += 1
                     if isinstance(app.screen, GameScreen):
                         app.screen.query_one("#board").focus()
-            else:
-                raise AssertionError("the network game did not finish in time")
             await pilot.press("q", "q")  # q asks, q leaves
         return app.return_code or 0, verdict, moves
 
