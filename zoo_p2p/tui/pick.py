@@ -28,6 +28,8 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from zoo_p2p.text import HINTS_ADVERT, shown
+from zoo_p2p.tui.facts import ASCII, UTF8
+from zoo_p2p.tui.widgets import ViewStatic
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -132,19 +134,9 @@ class SearchView:
     error: str | None = None
 
 
-class SearchHead(Static):
+class SearchHead(ViewStatic[SearchView]):
     """The status line of the search: searching (a spinner, the count and the seconds), or
     how it ended. Set `view`."""
-
-    view: reactive[SearchView | None] = reactive(None, init=False)
-
-    def __init__(self, ascii: bool, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-        self.ascii = ascii
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(self.text(self.view))
 
     def text(self, v: SearchView) -> Text:
         head = Text()
@@ -152,7 +144,7 @@ class SearchHead(Static):
             head.append(shown(v.error, 300), style="bold yellow")
             head.append("\nPaste the invite instead (p).")
         elif v.searching is not None:
-            frames, dots = ("|/-\\", "...") if self.ascii else ("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏", "…")
+            frames, dots = ("|/-\\", "...") if self.g.ascii else ("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏", "…")
             spin = frames[int(v.searching * 4) % len(frames)]
             head.append(f"{spin} searching the LAN{dots} {v.n} found ({v.searching:.0f} s)")
             head.stylize("bold")
@@ -173,24 +165,16 @@ class NoteView:
     dropped: int = 0
 
 
-class SearchNote(Static):
+class SearchNote(ViewStatic[NoteView]):
     """The line under the search's status. Set `view`."""
 
-    view: reactive[NoteView | None] = reactive(None, init=False)
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-
-    def watch_view(self) -> None:
-        v = self.view
-        if v is None:
-            return
+    def text(self, v: NoteView) -> Text:
         notes: list[str] = []
         if v.trouble:
             notes.append(f"mDNS multicast is blocked here: {shown(v.trouble, 120)}")
         if v.dropped:
             notes.append(f"({v.dropped} malformed or extra advert(s) ignored)")
-        self.update(Text(" ".join(notes), style="dim"))
+        return Text(" ".join(notes), style="dim")
 
 
 class GameList(OptionList):
@@ -225,24 +209,16 @@ class PickKeysView:
     box: bool = False
 
 
-class PickKeys(Static):
+class PickKeys(ViewStatic[PickKeysView]):
     """The keys line of the list. Set `view`."""
 
-    view: reactive[PickKeysView | None] = reactive(None, init=False)
-
-    def __init__(self, ascii: bool, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-        self.ascii = ascii
-
-    def watch_view(self) -> None:
-        if self.view is None:
-            return
-        if self.view.box:
+    def text(self, v: PickKeysView) -> Text:
+        if v.box:
             keys = "Enter: join with this invite   Esc: close the box   q (box empty): leave"
         else:
-            arrows = "up/down" if self.ascii else "↑↓"
+            arrows = "up/down" if self.g.ascii else "↑↓"
             keys = f"{arrows} Enter join   p paste an invite   r search again   q leave"
-        self.update(Text(keys, style="dim"))
+        return Text(keys, style="dim")
 
 
 @dataclass(frozen=True)
@@ -254,27 +230,16 @@ class PickErrorView:
     nothing_open: bool = False
 
 
-class PickError(Static):
+class PickError(ViewStatic[PickErrorView]):
     """The error line under the invite box. Set `view`."""
 
-    view: reactive[PickErrorView | None] = reactive(None, init=False)
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-
-    def watch_view(self) -> None:
-        v = self.view
-        if v is None:
-            return
+    def text(self, v: PickErrorView) -> Text | str:
         if v.bad is not None:
             said = f"that is not an invite: {shown(v.bad, 200)}; paste it again"
-            self.update(Text(said, style="yellow"))
-        elif v.nothing_open:
-            self.update(
-                Text("nothing to close: q leaves the list, p pastes an invite", style="dim")
-            )
-        else:
-            self.update("")
+            return Text(said, style="yellow")
+        if v.nothing_open:
+            return Text("nothing to close: q leaves the list, p pastes an invite", style="dim")
+        return ""
 
 
 class PickScreen(Screen[str | None]):
@@ -326,7 +291,7 @@ class PickScreen(Screen[str | None]):
             Text("Apocalypse at the Zoo of Carson City: games on the local network", style="bold"),
             id="status",
         )
-        yield SearchHead(self.ascii, id="pick-head")
+        yield SearchHead(ASCII if self.ascii else UTF8, id="pick-head")
         yield SearchNote(id="pick-note")
         yield GameList(id="pick-list")
         yield InviteInput(
@@ -336,7 +301,7 @@ class PickScreen(Screen[str | None]):
             max_length=INVITE_MAX,
         )
         yield PickError(id="pick-error")
-        yield PickKeys(self.ascii, id="keys")
+        yield PickKeys(ASCII if self.ascii else UTF8, id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#pick-invite", Input).display = False
