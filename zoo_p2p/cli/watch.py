@@ -28,7 +28,7 @@ from zoo_p2p.cli import exits, lan, screen
 from zoo_p2p.cli.plain import PlainDriver, clock_line
 from zoo_p2p.cli.render import render_board, seat_label
 from zoo_p2p.cli.runners import GameFiles, audit_entries, score_line
-from zoo_p2p.cli.tor import TOR_CONNECT_GIVE_UP, TorPlan, joining_route, tor_plan, tor_reason
+from zoo_p2p.cli.tor import TorPlan, joining_route, route_options, tor_plan, tor_reason
 from zoo_p2p.driver import Driver, GameLink, Outcome
 from zoo_p2p.errors import LogError, RemoteProtocolError, UsageError
 from zoo_p2p.net.invite import Invite, InviteError, format_address
@@ -225,9 +225,7 @@ def _watch_through(
             options=JoinOptions(
                 name="spectator",
                 give_up=silent,
-                shown_as=None if fwd is None else format_address((invite.host, invite.port)),
-                route_phase=None if fwd is None else fwd.phase,
-                connect_give_up=JoinOptions.connect_give_up if fwd is None else TOR_CONNECT_GIVE_UP,
+                **route_options(fwd, invite),
             ),
             session=session,
             sink=sink,
