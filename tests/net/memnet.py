@@ -18,6 +18,8 @@ nothing before the subscription), and `subscribed` tells a publisher of each new
 `drop_link(src, dst, frame)` and `drop_mesh(src, dst, frame)` (seats; True: the frame is lost)
 lose chosen frames on the host links or the direct links; `silence(seat)` freezes a seat (its
 core gets no turn, nothing reaches it or leaves it, on any link), as a stopped process would.
+`MemNet(n, curve=True)` gives each joiner a CURVE key of its own (`curves[seat]`), which the
+host's core is told with every frame of that joiner's link, as ZAP tells the transport.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from zoo_p2p.protocol.liveness import Clocks
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.rules import Team, Variant
 
-NO_CURVE = bytes(32)  # the harness runs without CURVE: the links are queues
+NO_CURVE = bytes(32)  # the harness has no CURVE server key: the links are queues
 
 
 @dataclass
@@ -131,8 +133,15 @@ class MemNet:
         joiner_cls: Mapping[int, type[MemJoiner]] | None = None,
         drivers: Mapping[int, Driver] | None = None,
         sessions: Mapping[int, type[Session]] | None = None,
+        curve: bool = False,
     ) -> None:
         rng = random.Random(seed)
+        # with `curve`, each joiner has a CURVE key of its own, which the host is told with
+        # every frame of its link (as ZAP tells the transport); else none, as without CURVE
+        self.curves = [
+            hashlib.sha256(f"{seed} curve {i}".encode()).digest() if curve and i else b""
+            for i in range(players)
+        ]
         self.now = 1000.0
         self.tmp = tmp or Path("/nonexistent-memnet")
         self.keys = [
@@ -156,7 +165,7 @@ class MemNet:
         self.host = (host_cls or MemHost)(
             make_genesis=make_genesis,
             fingerprint=fingerprint,
-            options=HostOptions(players=players, curve=False, name="host"),
+            options=HostOptions(players=players, curve=curve, name="host"),
             server_pub=NO_CURVE,
             **self._parts(0),
         )
@@ -170,8 +179,8 @@ class MemNet:
             (joiner_cls or {}).get(i, MemJoiner)(
                 self.invite,
                 fingerprint=fingerprint,
-                options=JoinOptions(name=f"p{i}", curve=False),
-                curve_pub=NO_CURVE,
+                options=JoinOptions(name=f"p{i}", curve=curve),
+                curve_pub=self.curves[i] or NO_CURVE,
                 **self._parts(i),
             )
             for i in range(1, players)
@@ -239,7 +248,7 @@ class MemNet:
     def send_to_host(self, seat: int, frame: bytes) -> None:
         """A frame on `seat`'s link to the host, as if that joiner (or whoever holds its
         link) had sent it."""
-        self.host.receive(self.rids[seat], [frame], self.now, curve=b"", fd=-1)
+        self.host.receive(self.rids[seat], [frame], self.now, curve=self.curves[seat], fd=-1)
         self.deliver()
 
     def deliver(self, rounds: int = 10_000) -> None:
@@ -255,7 +264,8 @@ class MemNet:
                 j = self.joiner(seat)
                 for data in j.take_outbox():
                     if self.host.stopped is None and self._passes(seat, 0, data):
-                        self.host.receive(self.rids[seat], [data], self.now, curve=b"", fd=-1)
+                        curve = self.curves[seat]
+                        self.host.receive(self.rids[seat], [data], self.now, curve=curve, fd=-1)
                     moved = True
                 if j.stopped is not None:
                     self._closed(seat)
@@ -321,7 +331,7 @@ class MemNet:
         self.up.discard(seat)
         j._host_gone = True  # said once
         if leave is not None:
-            self.host.receive(self.rids[seat], [leave], self.now, curve=b"", fd=-1)
+            self.host.receive(self.rids[seat], [leave], self.now, curve=self.curves[seat], fd=-1)
 
     # ----- the clock ------------------------------------------------------------------------
     def turn(self, dt: float = 0.0) -> None:

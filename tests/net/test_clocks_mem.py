@@ -15,7 +15,7 @@ import pytest
 from tests.net import staller
 from tests.net.memnet import MemHost, MemJoiner, MemNet
 from zoo_p2p.protocol.audit import audit
-from zoo_p2p.protocol.encoding import decode_entry
+from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.protocol.liveness import Clocks
 
 
@@ -66,10 +66,12 @@ def _game(
     lazy_host: bool = False,
     mesh: bool = False,
     kill_host: bool = False,
+    until: str = "all",
 ) -> MemNet:
     """A host (an honest greedy bot unless `host_mode`) and one staller joiner per mode, as
     tests/net/test_clocks.py starts them; run until every seat still up has stopped
-    (`kill_host`: the host freezes, as after kill -9, once it stalls)."""
+    (`kill_host`: the host freezes, as after kill -9, once it stalls; `until="host"`: until
+    the host has stopped)."""
     players = len(modes) + 1
     drivers = {0: Driver(host_mode)} | {i: Driver(m) for i, m in enumerate(modes, 1)}
     classes: dict[int, type[MemJoiner]] = {}
@@ -91,7 +93,8 @@ def _game(
     if kill_host:
         net.run_until(lambda: drivers[0].stalled, dt=0.1)
         net.silence(0)
-    net.run_until(net.others_stopped, dt=0.1)
+    done = net.others_stopped if until == "all" else lambda: net.host.stopped is not None
+    net.run_until(done, dt=0.1)
     return net
 
 
@@ -239,3 +242,22 @@ def test_a_resignation_that_the_host_drops_reaches_the_floor_holder_over_the_mes
         assert r.verdict == "ok", r.fault_reason
         assert r.ending is not None and r.ending.resigned == (2,), r.ending_text
         assert r.ending.kind == "finished", r.ending_text
+
+
+def test_a_seat_that_never_commits_is_not_claimed_against(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Its clock (2 s here) runs out before its first commit: the seat never took its place,
+    so the host stops without a claim (no win over a game that seat never accepted)."""
+    net = _game(["nocommit"], until="host")
+    assert "withholding our commit" in _said(capsys)
+    outcome = net.host.stopped
+    never = "the game never started: seat 2 (Blue) did not take its seat"
+    assert outcome is not None and f"{never} (no commitment within 2 s)" in outcome.reason
+    assert outcome.never_started and not outcome.finished
+    host_log = net.logs()[0]
+    assert [decode_entry(e).kind for e in host_log] == [Kind.GENESIS, Kind.COMMIT]  # no claim
+    told = " ".join(net.drivers[0].notices)  # type: ignore[attr-defined]
+    assert "we claim" not in told and "wins" not in told
+    report = audit(host_log)  # zoo verify agrees: no result
+    assert report.winners == () and report.ending is not None and report.ending.never_started

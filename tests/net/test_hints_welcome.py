@@ -1,6 +1,8 @@
 """Hints consent before the seat is taken (PROTOCOL.md §3.2, TRANSPORT.md §5): the host's signed
 welcome says "this table allows hints", so a `--no-hints` joiner leaves before its hello and the
-seat stays open; a seat that never committed is never claimed against (the game never started).
+seat stays open. (That a seat that never committed is never claimed against, the game never
+started, is tested in memory in tests/net/test_clocks_mem.py, and with a real `zoo host` in
+tests/net/test_never_started.py.)
 
 Real processes on 127.0.0.1; every wait bounded."""
 
@@ -110,25 +112,6 @@ def test_a_host_that_hides_hints_until_the_genesis_is_refused_there_and_wins_not
     assert report.hints is True and report.winners == ()
     assert report.ending.kind == "abandoned" and report.ending.seat == 1
     assert report.ending_text.endswith("signed nothing in this game: never started, no result")
-
-
-def test_a_seat_that_never_commits_is_not_claimed_against(procs: Procs) -> None:
-    """Its clock (2 s here) runs out before its first commit: the seat never took its place,
-    so the host stops without a claim (no win over a game that seat never accepted)."""
-    host, invite = _staller_host(procs)
-    quiet = procs.start(
-        [*STALLER, "join", "nocommit", invite, "--log", str(procs.tmp / "quiet.zoolog")],
-        name="quiet",
-    )
-    procs.wait(host, "host", 30)
-    out = _said(procs, "host")
-    assert f"outcome: {NEVER} did not take its seat (no commitment within 2 s)" in out, out
-    assert "we claim" not in out and Kind.CLAIM not in _kinds(procs, "host")
-    report: Any = audit_file(procs.tmp / "host.zoolog")  # zoo verify agrees: no result
-    assert report.winners == () and report.ending.never_started, report.ending_text
-    assert "wins" not in out and "zoo resume" not in out
-    assert "withholding our commit" in _said(procs, "quiet")
-    quiet.kill()
 
 
 def test_the_welcome_signs_its_hints_flag() -> None:

@@ -7,6 +7,7 @@ with byte-identical logs that verify. Small clocks (move 3 s, reveal 2 s) as in 
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
@@ -19,8 +20,14 @@ from zoo_p2p.protocol.liveness import FINISHED
 from zoo_p2p.protocol.session import Session
 from zoo_p2p.storage import read_log
 
+Proc = subprocess.Popen[bytes]
 
-def test_a_joiner_killed_at_four_seats_the_other_three_play_on(procs: Procs) -> None:
+
+def _seat_three_stalls(procs: Procs, *j2: str) -> tuple[Proc, list[Proc], str]:
+    """A 4-seat `play-on` game: the host (log host.zoolog), then j1 (a bot), j2 (seat 3, which
+    stalls at a reveal; `j2` are more arguments for it) and j3 (a bot), each seated before the
+    next joins, their logs j1-j3.zoolog. Returns (host, joiners, invite) once j2 stalls, before
+    it is killed."""
     inv = procs.tmp / "host.invite"
     host = _run(
         procs,
@@ -40,15 +47,20 @@ def test_a_joiner_killed_at_four_seats_the_other_three_play_on(procs: Procs) -> 
     joiners = []
     for i, mode in enumerate(["bot", "reveal", "bot"]):
         name = f"j{i + 1}"
-        joiners.append(
-            _run(procs, "join", mode, invite, "--log", str(procs.tmp / f"{name}.zoolog"), name=name)
-        )
+        extra = j2 if i == 1 else ()
+        log = str(procs.tmp / f"{name}.zoolog")
+        joiners.append(_run(procs, "join", mode, invite, "--log", log, *extra, name=name))
         wait_for(
             lambda n=i + 2: f"lobby {n}" in (procs.tmp / "host.out").read_text(),
             15,
             f"seat {i + 2} taken",
         )
     wait_for(lambda: "stalling at a reveal" in _out(procs, "j2"), 40, "seat 3 to stall")
+    return host, joiners, invite
+
+
+def test_a_joiner_killed_at_four_seats_the_other_three_play_on(procs: Procs) -> None:
+    host, joiners, _ = _seat_three_stalls(procs)
     joiners[1].kill()  # kill -9: it never returns
     try:
         procs.wait(host, "host", timeout=120)
@@ -110,22 +122,6 @@ def test_a_vanished_seat_that_resumes_is_turned_away_in_one_line(procs: Procs) -
     """The joiner killed with kill -9 comes back with `zoo resume` while the others play on:
     it is told in one line that it was replaced at the claim's entry and can watch, not play;
     it signs nothing, the others finish with identical logs, and its own log verifies."""
-    inv = procs.tmp / "host.invite"
-    host = _run(
-        procs,
-        "host",
-        "--players",
-        "4",
-        "--on-leave",
-        "play-on",
-        "--invite-file",
-        str(inv),
-        "--log",
-        str(procs.tmp / "host.zoolog"),
-        name="host",
-    )
-    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
-    invite = inv.read_text().strip()
     key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # j2's, kept for its resume
     ident = procs.tmp / "j2.pem"
     ident.write_bytes(
@@ -136,18 +132,7 @@ def test_a_vanished_seat_that_resumes_is_turned_away_in_one_line(procs: Procs) -
         )
     )
     ident.chmod(0o600)
-    joiners = []
-    for i, mode in enumerate(["bot", "reveal", "bot"]):
-        name = f"j{i + 1}"
-        extra = ("--key", bytes(range(32)).hex()) if i == 1 else ()
-        log = str(procs.tmp / f"{name}.zoolog")
-        joiners.append(_run(procs, "join", mode, invite, "--log", log, *extra, name=name))
-        wait_for(
-            lambda n=i + 2: f"lobby {n}" in (procs.tmp / "host.out").read_text(),
-            15,
-            f"seat {i + 2} taken",
-        )
-    wait_for(lambda: "stalling at a reveal" in _out(procs, "j2"), 40, "seat 3 to stall")
+    host, joiners, invite = _seat_three_stalls(procs, "--key", bytes(range(32)).hex())
     joiners[1].kill()  # kill -9
     joiners[1].wait(5)
     # it comes back once the others have claimed its seat (the staller's seed is no seed `zoo

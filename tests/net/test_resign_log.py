@@ -13,8 +13,9 @@ from tests.net.harness import Procs, audit_file, wait_for
 from zoo_p2p.text import seat_word
 
 
-def _resign(procs: Procs, invite: str) -> Path:
-    """A person joins, resigns at its first move prompt (`q`, confirmed) and leaves; its output."""
+def _resign(procs: Procs, invite: str) -> tuple[Path, int]:
+    """A person joins, resigns at its first move prompt (`q`, confirmed) and leaves; its output
+    and its exit code."""
     person = procs.human(invite, "person")
     out = procs.tmp / "person.out"
     wait_for(
@@ -23,13 +24,12 @@ def _resign(procs: Procs, invite: str) -> Path:
         "the person's move prompt",
     )
     procs.type(person, b"q\ny\n")
-    procs.wait(person, "person")
-    return out
+    return out, procs.wait(person, "person")
 
 
 def test_the_resigning_seat_keeps_its_resignation_in_its_own_log(procs: Procs) -> None:
     host, invite = procs.host("--players", "2", "--bot", "greedy")
-    out = _resign(procs, invite)
+    out, _ = _resign(procs, invite)
     procs.wait(host, "host")
     said = " ".join(out.read_text(errors="replace").split())
     r = audit_file(procs.tmp / "person.zoolog")
@@ -47,9 +47,12 @@ def test_a_resigner_of_three_seats_says_it_resigned_and_its_log_stops_there(
     """With three seats the floor does not move and a stand-in plays on. The resigner's own
     words, and its own log, used to read "has not moved" / "abandoned … waiting for a move from"
     itself: it left before the entry with its resignation reached it. Now it waits (bounded) for
-    that entry; its log ends there and says so, claiming no result (verdict incomplete)."""
+    that entry; its log ends there and says so, claiming no result (verdict incomplete). (This
+    is also the case of the person's q, confirmed, in a three-seat game: it exits 1, having left
+    an unfinished game, the stand-in plays on, and the game ends normally.)"""
     host, invite = procs.host("--players", "3", "--bots", "1", "--bot", "greedy", quiet=False)
-    out = _resign(procs, invite)
+    out, code = _resign(procs, invite)
+    assert code == 1, procs.text("person")  # we left an unfinished game
     assert procs.wait(host, "host", 60) == 0, procs.text("host")
     text = out.read_text(errors="replace")
     said = " ".join(text.split())

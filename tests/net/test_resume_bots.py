@@ -94,25 +94,13 @@ def _resign_at_our_turn(
     return human, text
 
 
-def test_q_in_a_three_seat_game_resigns_and_a_stand_in_plays_on(procs: Procs) -> None:
-    """A person types q, confirms, and leaves: its peer signs a resignation, the stand-in plays
-    on (every peer computes its entries), and the game ends normally. Bound: 60 s."""
-    host, invite = procs.host("--players", "3", "--bots", "1", "--bot", "greedy", "--no-announce")
-    human, text = _resign_at_our_turn(procs, invite)
-    assert procs.wait(human, "hum", timeout=20) == 1  # we left an unfinished game
-    assert "you resigned and a stand-in plays on in your seat" in text(), text()
-    assert "zoo resume" not in text()
-    procs.wait(host, "host", timeout=60)
-    r = audit_file(procs.tmp / "host.zoolog")
-    assert r.verdict == "ok", (r.fault_reason, procs.text("host"))  # type: ignore[attr-defined]
-    assert "resigned; a stand-in played on" in r.ending_text  # type: ignore[attr-defined]
-
-
 def test_resume_finishes_a_game_whose_stand_in_was_playing(procs: Procs) -> None:
-    """As above, then kill -9 the host and its bot while the stand-in plays: there is no
-    stand-in process and no stand-in key beside the log (nobody holds one), and `zoo resume`
-    restarts the bot and finishes the game, the host's session computing the stand-in's entries
-    again from the log. Bound: 90 s."""
+    """A person types q in a three-seat game and confirms (that case alone, the stand-in
+    playing on to a normal end, is the three-seat test of tests/net/test_resign_log.py), then
+    kill -9 the host and its bot while the stand-in plays: there is no stand-in process and no
+    stand-in key beside the log (nobody holds one), and `zoo resume` restarts the bot and
+    finishes the game, the host's session computing the stand-in's entries again from the log.
+    Bound: 90 s."""
     host, invite = procs.host(
         "--players", "3", "--bots", "1", "--bot", "greedy", "--no-announce", "--delay", "0.2"
     )

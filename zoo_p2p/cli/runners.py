@@ -41,12 +41,12 @@ from zoo_p2p.cli.spawn import (
     watch_bots,
 )
 from zoo_p2p.cli.tor import (
-    TOR_CONNECT_GIVE_UP,
     JoinRoute,
     TorMesh,
     TorPlan,
     hosting_onion,
     joining_route,
+    route_options,
     tor_reason,
 )
 from zoo_p2p.driver import Driver
@@ -533,9 +533,7 @@ def _run_joiner(
                 give_up=give_up,
                 curve=curve and invite.server_key != bytes(32),
                 refuse_hints=refuse_hints,
-                shown_as=None if fwd is None else format_address((invite.host, invite.port)),
-                route_phase=None if fwd is None else fwd.phase,
-                connect_give_up=JoinOptions.connect_give_up if fwd is None else TOR_CONNECT_GIVE_UP,
+                **route_options(fwd, invite),
             ),
             open_log=files.open_new,
             session=session,
@@ -704,11 +702,7 @@ def run_resume(
                     team=int(me.team) if me else None,
                     give_up=give_up,
                     curve=invite.server_key != bytes(32),
-                    shown_as=None if fwd is None else format_address((invite.host, invite.port)),
-                    route_phase=None if fwd is None else fwd.phase,
-                    connect_give_up=(
-                        JoinOptions.connect_give_up if fwd is None else TOR_CONNECT_GIVE_UP
-                    ),
+                    **route_options(fwd, invite),
                 ),
                 open_log=files.open_new,
                 session=session,

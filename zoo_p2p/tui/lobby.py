@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from zoo_p2p.text import lobby_waiting
 from zoo_p2p.tui.facts import Glyphs
+from zoo_p2p.tui.widgets import ViewStatic
 
 TEAMS = ("Yellow", "Blue", "Green", "Red")
 
@@ -59,23 +60,18 @@ class LobbyView:
     closed: bool = False
 
 
-class LobbySeats(Static):
+class LobbySeats(ViewStatic[LobbyView]):
     """The lobby panel: who has joined, and what the game still awaits. Set `view` (until it
     is set, the panel waits for the lobby)."""
 
-    view: reactive[LobbyView | None] = reactive(None, init=False)
+    BORDER_TITLE = "lobby"
 
     def __init__(self, glyphs: Glyphs, *, id: str | None = None, classes: str = "") -> None:
         dots = "..." if glyphs.ascii else "…"
-        super().__init__(Text(f"waiting for the lobby{dots}"), id=id, classes=classes)
-        self.border_title = "lobby"
+        waiting = Text(f"waiting for the lobby{dots}")
+        super().__init__(glyphs, id=id, classes=classes, content=waiting)
 
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(self.text(self.view))
-
-    @staticmethod
-    def text(v: LobbyView) -> Text:
+    def text(self, v: LobbyView) -> Text:
         t = Text()
         if v.need:
             t.append(f"{len(v.rows)} of {v.need} seats\n")
@@ -118,18 +114,8 @@ class LobbyKeysView:
     qr: bool = False
 
 
-class LobbyKeys(Static):
+class LobbyKeys(ViewStatic[LobbyKeysView]):
     """The lobby's keys line. Set `view`."""
-
-    view: reactive[LobbyKeysView | None] = reactive(None, init=False)
-
-    def __init__(self, glyphs: Glyphs, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-        self.g = glyphs
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(self.text(self.view))
 
     def text(self, v: LobbyKeysView) -> Text:
         if v.closed:

@@ -12,9 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Static
 
 from zoo_p2p.errors import ZooError
 from zoo_p2p.export import record_from_entries, to_html, to_text
@@ -28,6 +26,7 @@ from zoo_p2p.tui.board import Position
 from zoo_p2p.tui.facts import Glyphs, seat_text
 from zoo_p2p.tui.overlays import LEAVE_KEYS, Question
 from zoo_p2p.tui.table import DealView, Table
+from zoo_p2p.tui.widgets import ViewStatic
 
 
 def breakdown(st: State, names: list[str], glyphs: Glyphs) -> RichTable:
@@ -179,18 +178,8 @@ class OverHeadView:
     ended: str | None = None
 
 
-class OverHead(Static):
+class OverHead(ViewStatic[OverHeadView]):
     """The end screen's head: the result, then why the game ended. Set `view`."""
-
-    view: reactive[OverHeadView | None] = reactive(None, init=False)
-
-    def __init__(self, glyphs: Glyphs, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-        self.g = glyphs
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(self.text(self.view))
 
     def text(self, v: OverHeadView) -> Text:
         st, names = v.position.state, list(v.names)
@@ -213,18 +202,11 @@ class BreakdownView:
     names: tuple[str, ...]
 
 
-class Breakdown(Static):
+class Breakdown(ViewStatic[BreakdownView]):
     """The score table (`breakdown`). Set `view`."""
 
-    view: reactive[BreakdownView | None] = reactive(None, init=False)
-
-    def __init__(self, glyphs: Glyphs, *, id: str | None = None, classes: str = "") -> None:
-        super().__init__(id=id, classes=classes)
-        self.g = glyphs
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(breakdown(self.view.position.state, list(self.view.names), self.g))
+    def text(self, v: BreakdownView) -> RichTable:
+        return breakdown(v.position.state, list(v.names), self.g)
 
 
 @dataclass(frozen=True)
@@ -234,15 +216,11 @@ class DealPanelView:
     deal: DealView | None = None
 
 
-class DealPanel(Static):
+class DealPanel(ViewStatic[DealPanelView]):
     """The hidden deal opened (`deal_text`), or that it is not yet. Set `view`."""
 
-    view: reactive[DealPanelView | None] = reactive(None, init=False)
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            deal = self.view.deal
-            self.update(deal_text(deal) if deal else Text("the hidden deal is not opened yet"))
+    def text(self, v: DealPanelView) -> Text:
+        return deal_text(v.deal) if v.deal else Text("the hidden deal is not opened yet")
 
 
 @dataclass(frozen=True)
@@ -254,18 +232,11 @@ class VerdictView:
     log_path: str | None = None
 
 
-class VerdictPanel(Static):
+class VerdictPanel(ViewStatic[VerdictView]):
     """The audit's verdict, then the log: where it is, how to replay and export it. Set
     `view`."""
 
-    view: reactive[VerdictView | None] = reactive(None, init=False)
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(self.text(self.view))
-
-    @staticmethod
-    def text(v: VerdictView) -> Text:
+    def text(self, v: VerdictView) -> Text:
         verdict = Text("audit: ", style="bold")
         verdict.append_text(v.verdict)
         for note in v.notes:
@@ -302,20 +273,12 @@ class OverKeysView:
     said: Text | None = None
 
 
-class OverKeys(Static):
-    """The end screen's keys line. Set `view`."""
-
-    view: reactive[OverKeysView | None] = reactive(None, init=False)
-
-    def __init__(self, glyphs: Glyphs, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-        self.g = glyphs
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(self.view.said or self.text(self.view))
+class OverKeys(ViewStatic[OverKeysView]):
+    """The end screen's keys line (or what x or v said in its place). Set `view`."""
 
     def text(self, v: OverKeysView) -> Text:
+        if v.said:  # until the keys change
+            return v.said
         sep = self.g.sep
         if v.can_rematch:
             t = Text("r rematch (same seats, new deal")

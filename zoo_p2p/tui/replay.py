@@ -28,7 +28,7 @@ from zoo_p2p.text import HINTS_ALLOWED_LINE, shown
 from zoo_p2p.tui.board import BoardState, BoardView, HiddenSquare, Position
 from zoo_p2p.tui.facts import Glyphs, narrate
 from zoo_p2p.tui.table import DealView
-from zoo_p2p.tui.widgets import SeatsPanel, SeatsView
+from zoo_p2p.tui.widgets import SeatsPanel, SeatsView, ViewStatic
 
 
 @dataclass(frozen=True)
@@ -181,25 +181,16 @@ class ReplayStatusView:
     deal: bool = False
 
 
-class ReplayStatus(Static):
+class ReplayStatus(ViewStatic[ReplayStatusView]):
     """The replay's status line. Set `view`."""
 
-    view: reactive[ReplayStatusView | None] = reactive(None, init=False)
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-
-    def watch_view(self) -> None:
-        v = self.view
-        if v is None:
-            return
+    def text(self, v: ReplayStatusView) -> Text:
         if v.number is None:
-            self.update(Text("the log holds no move yet"))
-            return
+            return Text("the log holds no move yet")
         view = "the hidden deal (* hid the mutant)" if v.deal else "what the players knew"
         status = Text(f"replay {shown(v.name, 40)}: move {v.number} of {v.last} ")
         status.append(f"[{view}]", style="bold")
-        self.update(status)
+        return status
 
 
 @dataclass(frozen=True)
@@ -212,19 +203,12 @@ class MoveInfoView:
     mark: MoveMark | None = None
 
 
-class MoveInfo(Static):
+class MoveInfo(ViewStatic[MoveInfoView]):
     """The replay's "this move" panel. Set `view`."""
 
-    view: reactive[MoveInfoView | None] = reactive(None, init=False)
+    BORDER_TITLE = "this move"
 
-    def __init__(self, *, id: str | None = None, classes: str = "") -> None:
-        super().__init__(id=id, classes=classes, markup=False)
-        self.border_title = "this move"
-
-    def watch_view(self) -> None:
-        v = self.view
-        if v is None:
-            return
+    def text(self, v: MoveInfoView) -> Text:
         f = v.frame
         info = Text()
         info.append_text(f.line)
@@ -242,7 +226,7 @@ class MoveInfo(Static):
         if f.state.is_terminal():
             scores = ", ".join(f"{v.names[s.seat]} {s.total}" for s in f.state.scores())
             info.append(f"\ngame over: {scores}", style="bold")
-        self.update(info)
+        return info
 
 
 @dataclass(frozen=True)

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
+from textual.visual import VisualType
 from textual.widgets import Static
 
 from zoo_p2p.rules import Move, State, Variant, square_name
 from zoo_p2p.text import out_note, resigned_note
 from zoo_p2p.tui.board import Position
 from zoo_p2p.tui.facts import (
+    UTF8,
     Glyphs,
     is_character_capture,
     mutant_chance,
@@ -31,6 +34,41 @@ from zoo_p2p.tui.facts import (
     target_hint,
 )
 from zoo_p2p.tui.panels import captures_text, seats_text
+
+V = TypeVar("V")
+
+
+class ViewStatic(Static, Generic[V]):
+    """A panel drawn from its view, the base of every `Static` here, of the lobby's, the end
+    screen's, the list's and the replay's: set `view` and the panel shows `text(view)`; a view
+    equal to the last one is not drawn again (the reactive compares), and `draw()` draws the
+    same view again (after a resize, for a panel whose text follows its width). Until a view
+    is set it shows `content`. `glyphs` are the screen's (`g`), for the panels that draw any."""
+
+    view: reactive[V | None] = reactive(None, init=False)
+
+    def __init__(
+        self,
+        glyphs: Glyphs = UTF8,
+        *,
+        id: str | None = None,
+        classes: str = "",
+        content: VisualType = "",
+    ) -> None:
+        super().__init__(content, id=id, classes=classes, markup=False)
+        self.g = glyphs
+
+    def watch_view(self) -> None:
+        self.draw()
+
+    def draw(self) -> None:
+        if self.view is not None:
+            self.update(self.text(self.view))
+
+    def text(self, v: V) -> VisualType:
+        """What the panel shows for the view `v`."""
+        raise NotImplementedError
+
 
 MessageState = tuple[Text | None, tuple[Text, ...]]
 """The last move's sentence (None: none yet), then the messages and errors, oldest first."""
@@ -91,25 +129,12 @@ class StatusView:
     resigned: tuple[tuple[int, int], ...] = ()  # (seat, entry): resigned at 3–4 seats, likewise
 
 
-class StatusLine(Static):
+class StatusLine(ViewStatic[StatusView]):
     """The status line at the top. Set `view`; it follows it, and the terminal's width (the
     game's name is said from 100 columns on)."""
 
-    view: reactive[StatusView | None] = reactive(None, init=False)
-
-    def __init__(self, glyphs: Glyphs, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-        self.g = glyphs
-
-    def watch_view(self) -> None:
-        self.draw()
-
     def on_resize(self, event: events.Resize) -> None:
         self.draw()
-
-    def draw(self) -> None:
-        if self.view is not None:
-            self.update(self.text(self.view))
 
     def text(self, v: StatusView) -> Text:
         st = v.position.state
@@ -166,27 +191,16 @@ class SeatsView:
     question: Text | None = None
 
 
-class SeatsPanel(Static):
+class SeatsPanel(ViewStatic[SeatsView]):
     """The seats panel. Set `view`; its lines are cut to the panel's own width, and drawn
     again when that changes."""
 
-    view: reactive[SeatsView | None] = reactive(None, init=False)
-
-    def __init__(self, glyphs: Glyphs, *, id: str | None = None, classes: str = "") -> None:
-        super().__init__(id=id, classes=classes, markup=False)
-        self.g = glyphs
-        self.border_title = "seats"
-
-    def watch_view(self) -> None:
-        self.draw()
+    BORDER_TITLE = "seats"
 
     def on_resize(self, event: events.Resize) -> None:
         self.draw()
 
-    def draw(self) -> None:
-        v = self.view
-        if v is None:
-            return
+    def text(self, v: SeatsView) -> Text:
         out = seats_text(
             v.position.state,
             list(v.names),
@@ -202,7 +216,7 @@ class SeatsPanel(Static):
         if v.question is not None:  # the claim question, until it is answered or gone
             out.append("\n")
             out.append_text(v.question)
-        self.update(out)
+        return out
 
 
 # ---------------------------------------------------------------------- the hints
@@ -236,19 +250,10 @@ def odds_text(st: State) -> Text:
     return t
 
 
-class InfoPanel(Static):
+class InfoPanel(ViewStatic[InfoView]):
     """The hints panel. Set `view`."""
 
-    view: reactive[InfoView | None] = reactive(None, init=False)
-
-    def __init__(self, glyphs: Glyphs, *, id: str | None = None, classes: str = "") -> None:
-        super().__init__(id=id, classes=classes, markup=False)
-        self.g = glyphs
-        self.border_title = "hints"
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(self.text(self.view))
+    BORDER_TITLE = "hints"
 
     def text(self, v: InfoView) -> Text:
         st = v.position.state
@@ -338,18 +343,13 @@ class CapturesView:
     names: tuple[str, ...]
 
 
-class CapturesPanel(Static):
+class CapturesPanel(ViewStatic[CapturesView]):
     """The captures panel (shown from 110 columns on). Set `view`."""
 
-    view: reactive[CapturesView | None] = reactive(None, init=False)
+    BORDER_TITLE = "captures"
 
-    def __init__(self, *, id: str | None = None, classes: str = "") -> None:
-        super().__init__(id=id, classes=classes, markup=False)
-        self.border_title = "captures"
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(captures_text(self.view.position.state, list(self.view.names)))
+    def text(self, v: CapturesView) -> Text:
+        return captures_text(v.position.state, list(v.names))
 
 
 # ---------------------------------------------------------------------- the keys line
@@ -368,19 +368,9 @@ class KeysView:
     picking: bool = False
 
 
-class KeysLine(Static):
+class KeysLine(ViewStatic[KeysView]):
     """The keys line at the bottom (the question and the overlays say their own keys). Set
     `view`."""
-
-    view: reactive[KeysView | None] = reactive(None, init=False)
-
-    def __init__(self, glyphs: Glyphs, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
-        self.g = glyphs
-
-    def watch_view(self) -> None:
-        if self.view is not None:
-            self.update(self.text(self.view))
 
     def text(self, v: KeysView) -> Text:
         sep = self.g.sep
