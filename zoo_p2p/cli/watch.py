@@ -113,7 +113,9 @@ def watch_main(
         if first is None and not screen.use_plain(plain):
             pick = screen.tui_entry("run_join_picked")
             if pick is not None:  # the games found on the LAN, listed in the app
-                netcmds.exit_with(lambda: netcmds.pick_and_join(console, pick, start_with))
+                netcmds.exit_with(
+                    lambda: netcmds.pick_and_join(console, pick, start_with, watch=True)
+                )
         netcmds.exit_with(lambda: run_watcher(plain, console, start_with(first)))
 
 
@@ -165,7 +167,7 @@ def run_watch(
     """Watch the game of `invite_text` (None: pick one on the LAN) with `driver` showing it;
     when its peer refuses us, leaves or falls silent, through the invites of `more` in turn
     (TRANSPORT.md §12.6), from the entries we hold."""
-    first = lan.pick_game(console, lan.BROWSE_SECONDS) if invite_text is None else None
+    first = lan.pick_game(console, lan.BROWSE_SECONDS, watch=True) if invite_text is None else None
     invites = [first or _parse(invite_text or ""), *(_parse(t) for t in more)]
     session: Session | None = None
     sink: storage.LogWriter | None = None
