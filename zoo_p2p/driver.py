@@ -312,7 +312,8 @@ class Driver(Protocol):
 
 class LobbyListener(Protocol):
     """Told of a hosted table's lobby besides the driver (`HostOptions.lobby`): the LAN advert
-    (`zoo_p2p.cli.lan.LanAdvert`) keeps its seat count current and goes once the table is full."""
+    (`zoo_p2p.cli.lan.LanAdvert`) keeps its seat count current and goes once the table is full
+    (or, when the host admits spectators, once the game is over)."""
 
     def lobby_changed(self, taken: int, need: int) -> None:
         """`taken` of the `need` seats are taken now."""

@@ -76,3 +76,33 @@ def test_the_announcer_puts_the_flag_in_what_it_registers() -> None:
         ann = Announcer(INV, name="ann", seats=2, taken=1, variant="standard", hints=hints)
         info = ann._make_info()
         assert parse_txt(dict(info.properties)).hints is hints
+
+
+def test_the_plain_list_lets_zoo_watch_pick_a_full_game_and_zoo_join_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The only game found is full (played, its host admitting spectators, TRANSPORT.md §3.3):
+    with no terminal `zoo join` says every game is full, `zoo watch` takes it; at a terminal
+    `zoo watch` is asked which to watch and gets it."""
+    from zoo_p2p.cli import lan
+    from zoo_p2p.errors import ZooError
+    from zoo_p2p.net.discovery import Browse
+
+    full = parse_txt(props(taken="3"))
+    assert full is not None and full.free == 0
+    monkeypatch.setattr(lan, "browse", lambda seconds: Browse([full], 0, None))
+    console = Console(record=True, width=100, color_system=None)
+    with pytest.raises(ZooError, match="every game found is full"):
+        lan.pick_game(console, 0.1, interactive=False)
+    assert lan.pick_game(console, 0.1, interactive=False, watch=True) == full.invite
+    asked: list[str] = []
+
+    def answer(prompt: str) -> str:
+        asked.append(prompt)
+        if len(asked) > 1:  # asked again: game 1 was refused
+            raise EOFError
+        return "1"
+
+    monkeypatch.setattr(console, "input", answer)
+    assert lan.pick_game(console, 0.1, interactive=True, watch=True) == full.invite
+    assert asked == ["watch which game? (1-1, Enter for 1) "]

@@ -1,7 +1,9 @@
 """The full-screen picker's live browse on a simulated LAN (network namespaces made by the test):
-a game appears, its seat count changes as players join, and it disappears when the table is
-full and the host withdraws its advert; closing the browse is bounded. And the real `zoo join`
-with no invite, on a pseudo-terminal: the game shows up in the app and Enter joins it."""
+a game appears, its seat count changes as players join, it is listed as full while it is played
+(its host admits spectators: `zoo watch` may pick it, TRANSPORT.md §3.3), and it disappears when
+the game ends and the host withdraws its advert; closing the browse is bounded. And the real
+`zoo join` with no invite, on a pseudo-terminal: the game shows up in the app and Enter joins
+it."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import termios
 import threading
 from pathlib import Path
 
-from tests.net.harness import ZOO, wait_for
+from tests.net.harness import ZOO, log_len, wait_for
 from tests.net.netns import NsProcs, lab
 
 HOST_IP, JOIN_IP = "10.232.0.1", "10.232.0.2"
@@ -73,18 +75,27 @@ def test_the_live_browse_sees_a_game_come_fill_up_and_go(tmp_path: Path) -> None
                 str(inv),
                 "--give-up",
                 "30",
+                "--delay",
+                "0.3",  # a game of some seconds: it is looked at while it is played
                 name="host",
             )
             invite = p.invite_of(host, inv, "host")
             browse = net.daemon(b, sys.executable, "-c", BROWSE, name="browse")
             wait_for(lambda: _listed(out, 1), 20, "the game listed as 1/3 taken")
-            bot1 = p.zoo_in(b, "bot", invite, "--log", str(tmp_path / "bot1.zoolog"), name="bot1")
+            bot1 = p.zoo_in(b, "bot", invite, "--log", str(tmp_path / "bot1.zoolog"),
+                            "--delay", "0.3", name="bot1")  # fmt: skip
             wait_for(lambda: _listed(out, 2), 20, "the game listed as 2/3 taken")
-            bot2 = p.zoo_in(b, "bot", invite, "--log", str(tmp_path / "bot2.zoolog"), name="bot2")
-            wait_for(lambda: browse.poll() is not None, 30, "the game to leave the list")
+            bot2 = p.zoo_in(b, "bot", invite, "--log", str(tmp_path / "bot2.zoolog"),
+                            "--delay", "0.3", name="bot2")  # fmt: skip
+            wait_for(lambda: log_len(tmp_path / "host.zoolog") >= 20, 30, "the game under way")
+            listed = _lines(out)[-1].get("games")
+            played = log_len(tmp_path / "host.zoolog")
+            assert browse.poll() is None and listed == [["alice", 3, 3]], (listed, played)
+            wait_for(lambda: browse.poll() is not None, 60, "the game to leave the list")
             lines = _lines(out)
             assert all(line.get("error") is None for line in lines), lines
-            assert lines[-2]["games"] == [], lines  # withdrawn once the table was full
+            assert _listed(out, 3), lines  # full while it was played: there to be watched
+            assert lines[-2]["games"] == [], lines  # withdrawn once the game was over
             closed = lines[-1]["closed"]
             assert isinstance(closed, float) and closed < 3, lines
             found = next(x["t"] for x in lines if x.get("games"))

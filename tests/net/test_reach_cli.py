@@ -79,6 +79,19 @@ def test_the_lan_advert_counts_seats_and_is_withdrawn_when_the_table_is_full() -
     assert ann.taken == [2]
 
 
+def test_the_advert_of_a_table_that_admits_spectators_stays_full_until_the_game_ends() -> None:
+    """`--spectators N > 0`: at the genesis the advert says every seat taken and stays on the
+    LAN (so that `zoo watch` finds the game, TRANSPORT.md §3.3); it goes when the host ends."""
+    ann = _Ann()
+    advert = lan.LanAdvert(watchable=True)
+    advert.announcer = ann  # type: ignore[assignment]
+    advert.lobby_changed(2, 3)
+    advert.game_started()
+    assert ann.taken == [2, 3] and advert.announcer is ann and not ann.closed
+    lan.Reach(advert=advert).close()
+    assert ann.closed and advert.announcer is None
+
+
 @pytest.mark.parametrize("bad", ["zoo://...:1/k/f", "zoo://-x:4040/k/f", "zoo://h:99999/k/f"])
 def test_join_refuses_bad_invites_without_a_traceback(procs: Procs, bad: str) -> None:
     r = subprocess.run(

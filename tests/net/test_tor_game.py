@@ -11,27 +11,18 @@ import re
 import signal
 
 from tests.net.harness import Procs, audit_file, log_len, wait_for
-from tests.net.tornet import TorNet
+from tests.net.tornet import TorNet, onion_host
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.torlink import is_onion
 
 
 def test_two_seat_game_over_an_onion(procs: Procs, tornet: TorNet) -> None:
-    inv = procs.tmp / "host.invite"
-    host = procs.zoo(
-        "host", "--players", "2", "--bot", "greedy",
-        "--tor-control", f"127.0.0.1:{tornet.onion.control_port}",
-        "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"),
-        name="host",
-    )  # fmt: skip
-    wait_for(lambda: inv.exists() or host.poll() is not None, 150, "the onion invite")
-    assert host.poll() is None, procs.text("host")
-    invite = Invite.parse(inv.read_text())
+    host, invite = onion_host(procs, tornet)
     # the onion alone: no address of this machine is in the invite
     assert len(invite.addresses) == 1 and is_onion(invite.host), invite
     said = procs.text("host")
     assert "over Tor: your address is hidden from the other players" in said
-    assert "127.0.0.1" not in inv.read_text()
+    assert "127.0.0.1" not in (procs.tmp / "host.invite").read_text()
 
     bot = procs.bot(
         str(invite), "bot1", "--tor-socks", f"127.0.0.1:{tornet.client.socks_port}",
@@ -123,16 +114,7 @@ def test_a_joiner_killed_mid_game_resumes_over_tor(procs: Procs, tornet: TorNet)
     --tor-socks` takes the onion invite from beside the log, reaches the host through Tor
     again, resyncs and plays on; both logs byte-identical and verified. Without a Tor option
     the resume stops at once and says how (the onion is never looked up)."""
-    inv = procs.tmp / "host.invite"
-    host = procs.zoo(
-        "host", "--players", "2", "--bot", "greedy", "--delay", "0.02",
-        "--tor-control", f"127.0.0.1:{tornet.onion.control_port}",
-        "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"),
-        name="host",
-    )  # fmt: skip
-    wait_for(lambda: inv.exists() or host.poll() is not None, 150, "the onion invite")
-    assert host.poll() is None, procs.text("host")
-    invite = Invite.parse(inv.read_text())
+    host, invite = onion_host(procs, tornet, "--delay", "0.02")
     socks = f"127.0.0.1:{tornet.client.socks_port}"
     key = str(procs.tmp / "bot1.pem")
     log1 = procs.tmp / "bot1.zoolog"
@@ -164,16 +146,7 @@ def test_a_host_whose_onion_is_gone_is_reported_clearly(procs: Procs, tornet: To
     connection). A joiner's status line says what Tor is doing, with the seconds of the
     bound, and the joiner stops at the bound naming the onion and asking whether the host is
     running; the forwarder's 127.0.0.1 port is never shown."""
-    inv = procs.tmp / "host.invite"
-    host = procs.zoo(
-        "host", "--players", "2", "--bot", "greedy",
-        "--tor-control", f"127.0.0.1:{tornet.onion.control_port}",
-        "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"),
-        name="host",
-    )  # fmt: skip
-    wait_for(lambda: inv.exists() or host.poll() is not None, 150, "the onion invite")
-    assert host.poll() is None, procs.text("host")
-    invite = Invite.parse(inv.read_text())
+    host, invite = onion_host(procs, tornet)
     host.send_signal(signal.SIGKILL)
     host.wait(5)
     bot = procs.bot(str(invite), "bot1", "--tor-socks", f"127.0.0.1:{tornet.client.socks_port}",

@@ -11,24 +11,14 @@ import base64
 import subprocess
 
 from tests.net.harness import ZOO, Procs, wait_for
-from tests.net.tornet import TorNet
-from zoo_p2p.net.invite import Invite
+from tests.net.tornet import TorNet, onion_host
 from zoo_p2p.net.torlink import is_onion
 
 
 def test_a_spectator_watches_an_onion_game_through_tor(procs: Procs, tornet: TorNet) -> None:
     tornet.reach_onion()
     socks = f"127.0.0.1:{tornet.client.socks_port}"
-    inv = procs.tmp / "host.invite"
-    host = procs.zoo(
-        "host", "--players", "2", "--bot", "greedy", "--delay", "0.05",
-        "--tor-control", f"127.0.0.1:{tornet.onion.control_port}",
-        "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"),
-        name="host",
-    )  # fmt: skip
-    wait_for(lambda: inv.exists() or host.poll() is not None, 150, "the onion invite")
-    assert host.poll() is None, procs.text("host")
-    invite = Invite.parse(inv.read_text())
+    host, invite = onion_host(procs, tornet, "--delay", "0.05")
     assert len(invite.addresses) == 1 and is_onion(invite.host), invite
     # Reaching a fresh onion through a private Tor network of eight tor processes on a busy
     # 2-core machine once took more than the watcher's default 90 s of trying (the circuit

@@ -33,8 +33,15 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from tests.net.harness import wait_for
+from zoo_p2p.net.invite import Invite
+
+if TYPE_CHECKING:
+    from tests.net.harness import Procs
 
 BOOTSTRAP_TIMEOUT = 120.0  # seconds; 19-48 s is usual on the shared 2-core machine
 ONION_VIRTUAL_PORT = 5858  # the port clients ask the onion for
@@ -481,6 +488,22 @@ class TorNet:
                     inst.proc.wait(timeout=10)
         if not keep_logs:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+def onion_host(procs: Procs, net: TorNet, *more: str) -> tuple[subprocess.Popen[bytes], Invite]:
+    """`zoo host --players 2 --bot greedy MORE`, its onion published by the network's
+    onion-service tor (`--tor-control`), its invite in host.invite and its log host.zoolog:
+    the process and its invite, once it has written one (150 s at the most) and still runs."""
+    inv = procs.tmp / "host.invite"
+    host = procs.zoo(
+        "host", "--players", "2", "--bot", "greedy", *more,
+        "--tor-control", f"127.0.0.1:{net.onion.control_port}",
+        "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"),
+        name="host",
+    )  # fmt: skip
+    wait_for(lambda: inv.exists() or host.poll() is not None, 150, "the onion invite")
+    assert host.poll() is None, procs.text("host")
+    return host, Invite.parse(inv.read_text())
 
 
 def socks5_connect(

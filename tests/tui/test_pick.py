@@ -68,6 +68,7 @@ def picking(
     steps: Step,
     check: Callable[[str], str | None] | None = None,
     glyphs: Glyphs = UTF8,
+    watch: bool = False,
 ) -> tuple[str | None, int | None]:
     """Open the app on `lan`, run `steps`; the invite whose join was started, the exit code.
     A pick must lead on to the lobby with that invite's join running."""
@@ -85,7 +86,7 @@ def picking(
     clock = Clock()
 
     async def run() -> int | None:
-        pick = Pick(source=lan, start=start_with, check=check, clock=clock)
+        pick = Pick(source=lan, start=start_with, check=check, clock=clock, watch=watch)
         app = PickApp(pick, glyphs=glyphs)
         async with app.run_test(size=(110, 30)) as pilot:
             await pilot.pause()
@@ -160,6 +161,42 @@ def test_a_game_that_fills_up_cannot_be_picked() -> None:
 
     picked, code = picking(FakeLan(HOSTILE), steps)
     assert picked is None and code == 1
+
+
+def test_zoo_watch_may_pick_a_full_game_and_says_it_watches() -> None:
+    """The same list for `zoo watch`: a full game (its host keeps it listed while it is played,
+    TRANSPORT.md §3.3) is highlighted first and Enter picks it; the words say "watch"."""
+    seen: list[str] = []
+
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
+        clock.now += 10  # the search's bound has passed: the head says what a pick does
+        assert isinstance(app.screen, PickScreen)
+        app.screen.show()  # what the screen's timer does (4 times a second)
+        await settle(pilot)
+        seen.append(screen_text(app))
+        await pilot.press("enter")
+
+    picked, _ = picking(FakeLan(FULL, HOSTILE), steps, watch=True)
+    assert "full (2/2)" in seen[0] and "pick one to watch" in seen[0], seen[0]
+    assert "Enter watch" in seen[0] and "Enter join" not in seen[0], seen[0]
+    assert picked == "zoo://full"
+
+
+def test_a_full_game_listed_first_is_skipped_when_joining() -> None:
+    """The same list for `zoo join`: the full game cannot be picked, the open one is."""
+    seen: list[str] = []
+
+    async def steps(pilot: Pilot[Any], app: PickApp, lan: FakeLan, clock: Clock) -> None:
+        clock.now += 10
+        assert isinstance(app.screen, PickScreen)
+        app.screen.show()
+        await settle(pilot)
+        seen.append(screen_text(app))
+        await pilot.press("enter")
+
+    picked, _ = picking(FakeLan(FULL, HOSTILE), steps)
+    assert "pick one to join" in seen[0] and "Enter join" in seen[0], seen[0]
+    assert picked == "zoo://hostile"
 
 
 def test_r_searches_again_from_nothing_and_ignores_the_old_search() -> None:

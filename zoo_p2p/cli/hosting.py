@@ -146,7 +146,7 @@ def build_host(setup: HostSetup, console: Console) -> tuple[Host, lan.Reach]:
     (``--upnp``), the invite printed and the LAN advert started; and what to undo at the end."""
     reach = setup.reach
     where = reach.listen
-    advert = lan.LanAdvert() if reach.announce else None
+    advert = lan.LanAdvert(watchable=setup.options.spectators > 0) if reach.announce else None
     options = dataclasses.replace(
         setup.options, bind=where.bind, also_bind=where.also_bind, lobby=advert
     )

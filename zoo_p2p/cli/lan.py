@@ -153,8 +153,11 @@ def _is_ip(h: str) -> bool:
     return True
 
 
-def pick_game(console: Console, seconds: float, *, interactive: bool | None = None) -> Invite:
-    """Browse the LAN for `seconds`, list the games, return the invite of the one picked."""
+def pick_game(
+    console: Console, seconds: float, *, interactive: bool | None = None, watch: bool = False
+) -> Invite:
+    """Browse the LAN for `seconds`, list the games, return the invite of the one picked
+    (`watch`: to watch it, so a full game may be picked too)."""
     if interactive is None:
         interactive = sys.stdin.isatty()
     console.print(Text(f"looking for games on the local network ({seconds:g} s)…"))
@@ -175,7 +178,7 @@ def pick_game(console: Console, seconds: float, *, interactive: bool | None = No
             console.print(Text(text, style="yellow"))
             return paste_invite(console)
         raise ZooError(f"{text} Ask the host for the invite and run: zoo join INVITE")
-    open_games = [g for g in games if g.free > 0]
+    open_games = [g for g in games if g.free > 0 or watch]
     show_games(console, games)
     if bad:
         console.print(Text(f"({bad} malformed advert(s) ignored)", style="dim"))
@@ -186,7 +189,7 @@ def pick_game(console: Console, seconds: float, *, interactive: bool | None = No
             raise ZooError("several games found: ask your host for the invite and pass it")
         chosen = open_games[0]
     else:
-        chosen = _ask(console, games)
+        chosen = _ask(console, games, watch)
     console.print(Text(must_prove(chosen.name, chosen.fingerprint)))
     if chosen.hints:
         console.print(Text(HINTS_ADVERT))
@@ -275,16 +278,19 @@ def show_games(console: Console, games: list[Advert]) -> None:
     console.print(t)
 
 
-def _ask(console: Console, games: list[Advert]) -> Advert:
+def _ask(console: Console, games: list[Advert], watch: bool = False) -> Advert:
+    verb = "watch" if watch else "join"
     while True:
         try:
-            raw = console.input(f"join which game? (1-{len(games)}, Enter for 1) ")
+            raw = console.input(f"{verb} which game? (1-{len(games)}, Enter for 1) ")
         except EOFError:
             raise ZooError("no game picked") from None
         raw = raw.strip()[:8] or "1"
-        if raw.isdigit() and 1 <= int(raw) <= len(games) and games[int(raw) - 1].free > 0:
+        ok = raw.isdigit() and 1 <= int(raw) <= len(games)
+        if ok and (watch or games[int(raw) - 1].free > 0):
             return games[int(raw) - 1]
-        console.print(Text(f"type a number from 1 to {len(games)} of a game with a free seat"))
+        which = "" if watch else " of a game with a free seat"
+        console.print(Text(f"type a number from 1 to {len(games)}{which}"))
 
 
 # ----- port mapping -------------------------------------------------------------------------
@@ -398,19 +404,28 @@ def say_links(console: Console, link: Link) -> None:
 class LanAdvert:
     """The LAN advert of a hosted table, following its lobby: the host is given it as
     `HostOptions.lobby` (a `zoo_p2p.driver.LobbyListener`); `set_up_host` starts the advert.
-    The seat count stays current, and the advert is withdrawn once the table is full."""
+    The seat count stays current; once the table is full the advert is withdrawn, unless the
+    host admits spectators (`watchable`): then it stays, full, until the game ends (`close`),
+    so that `zoo watch` finds the game on the LAN (TRANSPORT.md §3.3)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, watchable: bool = False) -> None:
         self.announcer: Announcer | None = None
         self.unannouncing: threading.Thread | None = None  # the advert being withdrawn
+        self.watchable = watchable
+        self.seats = 0  # seats at the table, once the lobby said it
 
     def lobby_changed(self, taken: int, need: int) -> None:
         """Count the seats taken in the advert."""
+        self.seats = need
         if self.announcer is not None:
             self.announcer.update(taken)
 
     def game_started(self) -> None:
-        """The table is full: nobody else can join, so stop advertising (in the background)."""
+        """The table is full: nobody else can join. Watchable: every seat is taken in the
+        advert, which stays; else stop advertising (in the background)."""
+        if self.watchable and self.announcer is not None and self.seats:
+            self.announcer.update(self.seats)
+            return
         if self.announcer is not None:
             ann, self.announcer = self.announcer, None
             self.unannouncing = threading.Thread(

@@ -296,11 +296,15 @@ def join(
 
 
 def pick_and_join(
-    console: Console, pick: Callable[..., int], start_with: Callable[[str | None], Start]
+    console: Console,
+    pick: Callable[..., int],
+    start_with: Callable[[str | None], Start],
+    *,
+    watch: bool = False,
 ) -> int:
     """The app lists the games on the LAN live (browsed in the background); the one picked is
-    joined."""
-    code: int = pick(lan.lan_source, start_with, check=lan.invite_problem)
+    joined (`watch`: watched, and a full game may be picked too)."""
+    code: int = pick(lan.lan_source, start_with, check=lan.invite_problem, watch=watch)
     return code
 
 

@@ -9,14 +9,16 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from rich.console import Console
 from rich.text import Text
 
 from zoo_p2p.errors import UsageError
+from zoo_p2p.net.core.joiner import JoinOptions
 from zoo_p2p.net.invite import Address, Invite, InviteError, format_address, parse_address
 from zoo_p2p.net.mesh import FixedEndpoints, MoreEndpoints
 from zoo_p2p.net.onion import OnionEndpoints, OnionService, TorControl, TorError
@@ -26,6 +28,33 @@ OVER_TOR = "over Tor: your address is hidden from the other players"
 # seconds a joiner tries an onion before it gives up (--give-up wins): a first circuit to an
 # onion takes a few seconds, and up to a minute on a slow day on the real network
 TOR_CONNECT_GIVE_UP = 90.0
+
+
+class RouteOptions(TypedDict):
+    """The `JoinOptions` that depend on the route to the host: straight, or Tor's forwarder."""
+
+    shown_as: str | None
+    route_phase: Callable[[], str] | None
+    route_reached: Callable[[], int] | None
+    connect_give_up: float
+
+
+def route_options(fwd: SocksForwarder | None, invite: Invite) -> RouteOptions:
+    """How a joiner or a spectator names the host, reports the circuit, counts failed
+    handshakes and how long it tries: straight (`fwd` None) or through Tor's forwarder."""
+    if fwd is None:
+        return RouteOptions(
+            shown_as=None,
+            route_phase=None,
+            route_reached=None,
+            connect_give_up=JoinOptions.connect_give_up,
+        )
+    return RouteOptions(
+        shown_as=format_address((invite.host, invite.port)),
+        route_phase=fwd.phase,
+        route_reached=fwd.reached,
+        connect_give_up=TOR_CONNECT_GIVE_UP,
+    )
 
 
 @dataclass(frozen=True)

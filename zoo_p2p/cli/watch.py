@@ -28,7 +28,7 @@ from zoo_p2p.cli import exits, lan, screen
 from zoo_p2p.cli.plain import PlainDriver, clock_line
 from zoo_p2p.cli.render import render_board, seat_label
 from zoo_p2p.cli.runners import GameFiles, audit_entries, score_line
-from zoo_p2p.cli.tor import TOR_CONNECT_GIVE_UP, TorPlan, joining_route, tor_plan, tor_reason
+from zoo_p2p.cli.tor import TorPlan, joining_route, route_options, tor_plan, tor_reason
 from zoo_p2p.driver import Driver, GameLink, Outcome
 from zoo_p2p.errors import LogError, RemoteProtocolError, UsageError
 from zoo_p2p.net.invite import Invite, InviteError, format_address
@@ -113,7 +113,9 @@ def watch_main(
         if first is None and not screen.use_plain(plain):
             pick = screen.tui_entry("run_join_picked")
             if pick is not None:  # the games found on the LAN, listed in the app
-                netcmds.exit_with(lambda: netcmds.pick_and_join(console, pick, start_with))
+                netcmds.exit_with(
+                    lambda: netcmds.pick_and_join(console, pick, start_with, watch=True)
+                )
         netcmds.exit_with(lambda: run_watcher(plain, console, start_with(first)))
 
 
@@ -165,7 +167,7 @@ def run_watch(
     """Watch the game of `invite_text` (None: pick one on the LAN) with `driver` showing it;
     when its peer refuses us, leaves or falls silent, through the invites of `more` in turn
     (TRANSPORT.md §12.6), from the entries we hold."""
-    first = lan.pick_game(console, lan.BROWSE_SECONDS) if invite_text is None else None
+    first = lan.pick_game(console, lan.BROWSE_SECONDS, watch=True) if invite_text is None else None
     invites = [first or _parse(invite_text or ""), *(_parse(t) for t in more)]
     session: Session | None = None
     sink: storage.LogWriter | None = None
@@ -223,9 +225,7 @@ def _watch_through(
             options=JoinOptions(
                 name="spectator",
                 give_up=silent,
-                shown_as=None if fwd is None else format_address((invite.host, invite.port)),
-                route_phase=None if fwd is None else fwd.phase,
-                connect_give_up=JoinOptions.connect_give_up if fwd is None else TOR_CONNECT_GIVE_UP,
+                **route_options(fwd, invite),
             ),
             session=session,
             sink=sink,

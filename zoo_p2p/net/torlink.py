@@ -244,6 +244,11 @@ class SocksForwarder:
             pause = min(pause * 2, RETRY_MAX)
         return None
 
+    def reached(self) -> int:
+        """How many connections Tor has taken to the onion so far (SOCKS replies `00`)."""
+        with self._lock:
+            return self.successes
+
     def phase(self) -> str:
         """Where the connection stands, in words for a status line."""
         with self._lock:

@@ -498,7 +498,12 @@ class PickApp(NetworkApp):
 
         pick = self.pick
         screen = PickScreen(
-            pick.source, pick.check, bound=pick.bound, clock=pick.clock, glyphs=self.glyphs
+            pick.source,
+            pick.check,
+            bound=pick.bound,
+            clock=pick.clock,
+            glyphs=self.glyphs,
+            watch=pick.watch,
         )
 
         def after(invite: str | None) -> None:

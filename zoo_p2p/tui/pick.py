@@ -1,5 +1,7 @@
 """``zoo join`` with no invite: the games on the LAN, listed live while a browse runs in the
-background, to pick one (or paste an invite).
+background, to pick one (or paste an invite). ``zoo watch`` with no invite lists the same games
+(``watch``): any of them may be picked, a full one too (its host keeps a game that is played on
+the list as full while it admits spectators, TRANSPORT.md §3.3).
 
 The screen never touches the network: it is given a *source* that starts a browse and returns
 its ``stop``. The source calls ``report(Found)`` from any thread whenever the list changes; the
@@ -126,12 +128,14 @@ class InviteInput(Input):
 @dataclass(frozen=True)
 class SearchView:
     """Where the search stands: ``error``, it cannot browse here; ``searching``, the seconds
-    since it began while its bound has not passed (None: it has); ``n`` games listed."""
+    since it began while its bound has not passed (None: it has); ``n`` games listed;
+    ``verb``: what a pick does ("join", or "watch")."""
 
     n: int
     bound: float
     searching: float | None = None
     error: str | None = None
+    verb: str = "join"
 
 
 class SearchHead(ViewStatic[SearchView]):
@@ -149,7 +153,7 @@ class SearchHead(ViewStatic[SearchView]):
             head.append(f"{spin} searching the LAN{dots} {v.n} found ({v.searching:.0f} s)")
             head.stylize("bold")
         elif v.n:
-            head.append(f"{v.n} game(s) on the local network; pick one to join", style="bold")
+            head.append(f"{v.n} game(s) on the local network; pick one to {v.verb}", style="bold")
             head.append("  (still listening; r searches again)", style="dim")
         else:
             head.append(nothing_found(v.bound), style="bold yellow")
@@ -178,25 +182,34 @@ class SearchNote(ViewStatic[NoteView]):
 
 
 class GameList(OptionList):
-    """The games listed, one row each (`game_line`), a full one greyed out; shown only while
-    there is one. Set `games`: the highlighted game stays highlighted if it is still listed,
-    else the first with a free seat is."""
+    """The games listed, one row each (`game_line`), a full one greyed out (unless we watch:
+    then every game can be picked); shown only while there is one. Set `games`: the highlighted
+    game stays highlighted if it is still listed, else the first that can be picked is."""
 
     games: reactive[tuple[LanGame, ...]] = reactive((), init=False)
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, watch: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.to_watch = watch  # (not `watch`: Textual's DOMNode has a method of that name)
         self.display = False  # nothing listed yet
+
+    def can_pick(self, g: LanGame) -> bool:
+        """A game with a free seat, or any game when we watch."""
+        return self.to_watch or g.free > 0
 
     def watch_games(self, old: tuple[LanGame, ...], games: tuple[LanGame, ...]) -> None:
         was = self.highlighted
         keep = old[was].invite if was is not None and was < len(old) else None
         claims = Counter(g.fingerprint for g in games)
         self.set_options(
-            Option(game_line(g, twin=claims[g.fingerprint] > 1), id=str(i), disabled=g.free <= 0)
+            Option(
+                game_line(g, twin=claims[g.fingerprint] > 1),
+                id=str(i),
+                disabled=not self.can_pick(g),
+            )
             for i, g in enumerate(games)
         )
-        open_rows = [i for i, g in enumerate(games) if g.free > 0]
+        open_rows = [i for i, g in enumerate(games) if self.can_pick(g)]
         again = [i for i in open_rows if games[i].invite == keep]
         self.highlighted = again[0] if again else (open_rows[0] if open_rows else None)
         self.display = bool(games)
@@ -204,9 +217,11 @@ class GameList(OptionList):
 
 @dataclass(frozen=True)
 class PickKeysView:
-    """What the keys do where the focus is: the invite box (``box``) or the list."""
+    """What the keys do where the focus is: the invite box (``box``) or the list; ``verb``:
+    what a pick does ("join", or "watch")."""
 
     box: bool = False
+    verb: str = "join"
 
 
 class PickKeys(ViewStatic[PickKeysView]):
@@ -214,10 +229,10 @@ class PickKeys(ViewStatic[PickKeysView]):
 
     def text(self, v: PickKeysView) -> Text:
         if v.box:
-            keys = "Enter: join with this invite   Esc: close the box   q (box empty): leave"
+            keys = f"Enter: {v.verb} with this invite   Esc: close the box   q (box empty): leave"
         else:
             arrows = "up/down" if self.g.ascii else "↑↓"
-            keys = f"{arrows} Enter join   p paste an invite   r search again   q leave"
+            keys = f"{arrows} Enter {v.verb}   p paste an invite   r search again   q leave"
         return Text(keys, style="dim")
 
 
@@ -270,9 +285,12 @@ class PickScreen(Screen[str | None]):
         bound: float = SEARCH_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         glyphs: Glyphs | None = None,
+        watch: bool = False,
     ) -> None:
         super().__init__()
         self.glyphs = glyphs  # the app's (None: UTF-8)
+        self.to_watch = watch  # `zoo watch`: any game listed may be picked, a full one too
+        self.verb = "watch" if watch else "join"
         self.source = source
         self.check = check
         self.bound = bound
@@ -293,7 +311,7 @@ class PickScreen(Screen[str | None]):
         )
         yield SearchHead(ASCII if self.ascii else UTF8, id="pick-head")
         yield SearchNote(id="pick-note")
-        yield GameList(id="pick-list")
+        yield GameList(watch=self.to_watch, id="pick-list")
         yield InviteInput(
             {"r": self.action_search, "q": self.action_leave_ask},
             placeholder="paste the invite here, then Enter (Esc: close the box)",
@@ -316,7 +334,7 @@ class PickScreen(Screen[str | None]):
     def show_keys(self) -> None:
         """What the keys do where the focus is now."""
         self.query_one(PickKeys).view = PickKeysView(
-            self.query_one("#pick-invite", Input).has_focus
+            self.query_one("#pick-invite", Input).has_focus, self.verb
         )
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
@@ -380,7 +398,7 @@ class PickScreen(Screen[str | None]):
         n = len(self.games)
         self.query_one(GameList).games = tuple(self.games)
         searching = None if self.search_over else self.elapsed
-        view = SearchView(n, self.bound, searching, self.found.error)
+        view = SearchView(n, self.bound, searching, self.found.error, self.verb)
         self.query_one(SearchHead).view = view
         trouble = self.found.trouble if not n else None
         self.query_one(SearchNote).view = NoteView(trouble, self.found.dropped)
@@ -390,8 +408,8 @@ class PickScreen(Screen[str | None]):
         """The list while there is a game to pick; the invite box when there is none after
         the bound (or mDNS is unusable), or when the player asked for it."""
         paste = self.query_one("#pick-invite", Input)
-        lst = self.query_one("#pick-list", OptionList)
-        pickable = any(g.free > 0 for g in self.games)
+        lst = self.query_one("#pick-list", GameList)
+        pickable = any(lst.can_pick(g) for g in self.games)
         if self.pasting:
             return
         if pickable:
@@ -405,10 +423,11 @@ class PickScreen(Screen[str | None]):
 
     # ----- what the player does
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        """Enter or a click on a game with a free seat: join it."""
+        """Enter or a click on a game with a free seat (any game, when we watch): pick it."""
         event.stop()
         index = int(event.option.id or "-1")
-        if 0 <= index < len(self.games) and self.games[index].free > 0:
+        can_pick = self.query_one(GameList).can_pick
+        if 0 <= index < len(self.games) and can_pick(self.games[index]):
             self.chosen = self.games[index]
             self.leave_with(self.chosen.invite)
 
@@ -482,10 +501,12 @@ class PickScreen(Screen[str | None]):
 @dataclass
 class Pick:
     """What the app needs to let the player pick: a browse ``source``, a check of a pasted
-    invite (its error, or None), and ``start(invite)`` giving the peer's run."""
+    invite (its error, or None), and ``start(invite)`` giving the peer's run; ``watch``: the
+    pick is watched (`zoo watch`), so a full game may be picked too."""
 
     source: Source
     start: Callable[[str], Callable[[Driver, Console], int]]
     check: Callable[[str], str | None] | None = None
     bound: float = SEARCH_SECONDS
     clock: Callable[[], float] = time.monotonic
+    watch: bool = False

@@ -159,14 +159,16 @@ def run_join_picked(
     start: Callable[[str], Callable[[Driver, Console], int]],
     *,
     check: Callable[[str], str | None] | None = None,
+    watch: bool = False,
 ) -> int:
     """``zoo join`` with no invite on the full screen: the games on the LAN are listed live as
     ``source`` (a browse in the background, see `zoo_p2p.tui.pick`) reports them; the one
     picked, or an invite pasted (``check`` says what is wrong with it), runs ``start(invite)``
-    as a network game. Exit code 1 when nothing is picked, 130 after Ctrl-C."""
+    as a network game (``watch``: `zoo watch`, which may pick a full game too). Exit code 1
+    when nothing is picked, 130 after Ctrl-C."""
     from zoo_p2p.tui.app import PickApp
 
-    app = PickApp(Pick(source=source, start=start, check=check))
+    app = PickApp(Pick(source=source, start=start, check=check, watch=watch))
     with logs_on_screen(app):
         code = app.run()
     out = Console(highlight=False)

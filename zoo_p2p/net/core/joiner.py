@@ -59,6 +59,9 @@ class JoinOptions:
     refuse_hints: bool = False  # `--no-hints`: leave a table whose genesis allows hints (§3.2)
     shown_as: str | None = None  # the host's name in messages (the onion, over Tor's forwarder)
     route_phase: Callable[[], str] | None = None  # over Tor: where the circuit stands, in words
+    # over Tor: how many connections the forwarder has taken to the onion so far (a failed
+    # handshake counts only if one did since the last: TRANSPORT.md §3.5)
+    route_reached: Callable[[], int] | None = None
 
 
 class JoinerCore(PeerCore):
@@ -91,6 +94,7 @@ class JoinerCore(PeerCore):
         self._warned_handshake = False
         self._handshakes = 0  # secure handshakes that succeeded
         self._failed_handshakes = 0
+        self._reached_seen = 0  # over Tor: the forwarder's count at the last failed handshake
         self._client_curve = self.curve_pub if options.curve else bytes(32)
         self._host_seats: list[SeatPresence] = []
         self._host_gone = False  # the host said leave, bye or reject: nobody to tell we go
@@ -118,8 +122,12 @@ class JoinerCore(PeerCore):
         return out
 
     def closing_leave(self) -> bytes | None:
-        """The `leave` we say when we stop before the end (None: nobody to tell, or finished)."""
+        """The `leave` we say when we stop before the end (None: nobody to tell, or finished;
+        or our log holds how the game ended, a claim or our resignation of a two-seat game:
+        then the host, done, says `bye` and goes, and a leave would wait for no answer)."""
         if self.host_pub is None or self._host_gone or (self.stopped and self.stopped.finished):
+            return None
+        if self.session is not None and self.session.ending is not None:
             return None
         return wire.pack("leave", reason=self._leave_reason or leave_reason(self.stopped))
 
@@ -133,7 +141,17 @@ class JoinerCore(PeerCore):
         self._greet()
 
     def handshake_failed(self) -> None:
-        """The secure handshake with the host failed (3 times before any success: we stop)."""
+        """The secure handshake with the host failed (3 times before any success: we stop).
+
+        Over Tor's forwarder it counts only if a connection reached the onion since the last
+        failure: one that libzmq's handshake timer closed while Tor was still building the
+        circuit never carried a byte to the host, so it says nothing about the key (the status
+        line says where the circuit stands)."""
+        if self.options.route_reached is not None:
+            reached = self.options.route_reached()
+            if reached == self._reached_seen:
+                return
+            self._reached_seen = reached
         self._failed_handshakes += 1
         if not self._warned_handshake:
             self._warned_handshake = True
