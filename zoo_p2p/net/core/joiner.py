@@ -122,8 +122,12 @@ class JoinerCore(PeerCore):
         return out
 
     def closing_leave(self) -> bytes | None:
-        """The `leave` we say when we stop before the end (None: nobody to tell, or finished)."""
+        """The `leave` we say when we stop before the end (None: nobody to tell, or finished;
+        or our log holds how the game ended, a claim or our resignation of a two-seat game:
+        then the host, done, says `bye` and goes, and a leave would wait for no answer)."""
         if self.host_pub is None or self._host_gone or (self.stopped and self.stopped.finished):
+            return None
+        if self.session is not None and self.session.ending is not None:
             return None
         return wire.pack("leave", reason=self._leave_reason or leave_reason(self.stopped))
 
