@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +69,11 @@ def _entries_in(data: bytes) -> list[bytes]:
 HIDE_AFTER = 20  # `hide`: the entries a spectator gets before the host goes silent to it
 
 
-class EvilHost(Host):
-    """A host that lies to its last seat (or hides the game from its spectators)."""
+class Evil:
+    """What makes a host lie to its last seat (or hide the game from its spectators): mixed
+    into the transport's `Host` here (`EvilHost`) and into the in-memory host core in
+    tests/net/test_mesh_mem.py, so both run the same cheat. Its clock is the loop turn's
+    (`now`: the monotonic clock's over sockets, the fake clock in memory)."""
 
     mode = "equivocate"
 
@@ -102,7 +104,7 @@ class EvilHost(Host):
     def _settled_for(self, seconds: float) -> bool:
         """Have the victim and the other joiner said, for `seconds` now, that they hear each
         other and the victim hears us? (From their own heads on our direct links.)"""
-        now = time.monotonic()
+        now = self.now
         if self.settled_at is None:
             m = self.mesh
             if m is None or self.victim not in m.peers or 1 not in m.peers:
@@ -164,9 +166,14 @@ class EvilHost(Host):
         super().play(move)
 
 
-class BadRevealJoiner(Joiner):
-    """A joiner whose first reveal after a capture is a lie (mode `badreveal`), or whose first
-    move is illegal (mode `illegal`)."""
+class EvilHost(Evil, Host):
+    """The lying host over real sockets."""
+
+
+class BadReveal:
+    """What makes a joiner's first reveal after a capture a lie (mode `badreveal`), or its first
+    move illegal (mode `illegal`): mixed into the transport's `Joiner` here (`BadRevealJoiner`)
+    and into the in-memory joiner core in tests/net/test_mesh_mem.py."""
 
     mode = "badreveal"
     sent = False
@@ -207,6 +214,10 @@ class BadRevealJoiner(Joiner):
                     except IllegalMoveError:
                         return Step(frm, to)
         raise AssertionError("no illegal step found")
+
+
+class BadRevealJoiner(BadReveal, Joiner):
+    """The cheating joiner over real sockets."""
 
 
 def main(argv: list[str]) -> int:

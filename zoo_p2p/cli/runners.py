@@ -621,111 +621,150 @@ def run_resume(
             Text(f"{shown(log_path)} holds a finished game; see `zoo verify {shown(log_path)}`")
         )
         return 0
-    files = GameFiles(log_path, sidecar)
-    link: Link
-    procs: list[subprocess.Popen[bytes]] = []
-    mapping: BackgroundMapping | None = None
-    reach: lan.Reach | None = None
+    resumed = _Resumed(GameFiles(log_path, sidecar), key, driver, console, session, sink)
     routes = contextlib.ExitStack()  # a joiner's Tor (closed after the run)
-    fwd: SocksForwarder | None = None
     if session.seat == 0:
-        bots_dir = Path(sidecar.bots_dir) if sidecar.bots_dir else None
-        if bots_dir is not None and bots_dir.is_dir():  # the crashed host's bots may live on
-            try:
-                ended = end_old_bots(bots_dir, sidecar.bot_count)
-            except NetError:
-                sink.close()
-                raise
-            say = Console(stderr=True, highlight=False) if console.quiet else console
-            for n, pid in ended:  # a process of the user's ended: said even with --quiet
-                line = f"ended bot {n} of the crashed host (process {pid}): it was still running"
-                say.print(Text(line), style="yellow", soft_wrap=True)
-        where = lan.listen_plan(bind or sidecar.bind, None)
-        console.print(f"resuming as host from entry {len(session.entries)}")
-        # the same addresses as before, and with --upnp the router asked again (bounded)
-        host, reach = build_host(
-            HostSetup(
-                key=key,
-                driver=driver,
-                options=HostOptions(
-                    players=len(session.seats),
-                    port=port or sidecar.port,
-                    curve=sidecar.curve,
-                    name=session.seats[0].name,
-                    give_up=give_up,
-                ),
-                reach=Reaching(
-                    listen=where,
-                    upnp=sidecar.upnp,
-                    show_invite=sidecar.bot_count < len(session.seats) - 1,  # a person's seat
-                ),
-                open_log=files.open_new,
-                session=session,
-                sink=sink,
-            ),
-            console,
-        )
-        here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
-        local = host.invite.with_addresses([(here, host.port)])
-        if bots_dir is not None and bots_dir.is_dir():
-            procs = respawn(local, bots_dir, sidecar.bot_count, sidecar.bot_level)
-            if procs:
-                console.print(f"restarting our {len(procs)} bot(s)")
-        host.start_if_ready()
-        link = host
+        _resume_host(resumed, port=port, bind=bind, give_up=give_up)
     else:
-        text = invite_text or sidecar.invite
-        if not text:
-            sink.close()
-            raise UsageError("no invite stored beside the log: pass --invite")
-        try:
-            invite = Invite.parse(text)
-        except InviteError as exc:
-            sink.close()
-            raise UsageError(str(exc)) from None
-        me = session.seats[session.seat] if session.seat is not None else None
-        try:
-            via = routes.enter_context(joining_route(console, tor or TorPlan(), invite))
-        except BaseException:
-            sink.close()
-            raise
-        fwd = via.fwd
-        # it joined with --upnp: ask the router again (in the background); over Tor: its onion
-        mapped = lan.map_mesh_port(console, invite) if via.mesh is None and sidecar.upnp else None
-        link = build_joiner(
-            JoinSetup(
-                invite=via.invite,
-                key=key,
-                driver=driver,
-                options=JoinOptions(
-                    name=me.name if me else "player",
-                    team=int(me.team) if me else None,
-                    give_up=give_up,
-                    curve=invite.server_key != bytes(32),
-                    **route_options(fwd, invite),
-                ),
-                open_log=files.open_new,
-                session=session,
-                sink=sink,
-                mesh=mapped[0] if mapped is not None else tor_mesh(via.mesh),
-            )
-        )
-        mapping = mapped[1] if mapped is not None else None
-        link.catch_up()
+        _resume_joiner(resumed, routes, invite_text=invite_text, give_up=give_up, tor=tor)
+    assert resumed.link is not None
     try:
-        outcome = link.run()
-        if not outcome.finished and fwd is not None:  # an onion we never reached: Tor's reason
-            outcome = dataclasses.replace(outcome, reason=tor_reason(outcome.reason, fwd))
+        outcome = resumed.link.run()
+        if not outcome.finished and resumed.fwd is not None:  # an onion we never reached
+            outcome = dataclasses.replace(outcome, reason=tor_reason(outcome.reason, resumed.fwd))
     except BaseException:
         routes.close()
         raise
     finally:
-        reap(procs)
-        if mapping is not None:
-            mapping.close()
-        if reach is not None:
-            reach.close()
+        resumed.release()
     try:
-        return finish(link, outcome, log_path, console, identity=identity, bot_level=bot_level)
+        return finish(
+            resumed.link, outcome, log_path, console, identity=identity, bot_level=bot_level
+        )
     finally:
         routes.close()  # our tor and forwarder, once our last words have left through them
+
+
+@dataclass
+class _Resumed:
+    """A resumed game's parts, and what its run holds until it ends (bots, router mappings)."""
+
+    files: GameFiles
+    key: Ed25519PrivateKey
+    driver: Driver
+    console: Console
+    session: Session
+    sink: storage.LogWriter
+    link: Link | None = None
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    mapping: BackgroundMapping | None = None
+    reach: lan.Reach | None = None
+    fwd: SocksForwarder | None = None
+
+    def release(self) -> None:
+        """Reap our bots, give back the router mappings."""
+        reap(self.procs)
+        if self.mapping is not None:
+            self.mapping.close()
+        if self.reach is not None:
+            self.reach.close()
+
+
+def _resume_host(r: _Resumed, *, port: int | None, bind: str | None, give_up: float | None) -> None:
+    """Resume as the host: end the crashed host's bots, listen on the same addresses (with
+    --upnp, ask the router again, bounded), restart our bots, start when the seats are in."""
+    sidecar, console, session = r.files.sidecar, r.console, r.session
+    bots_dir = Path(sidecar.bots_dir) if sidecar.bots_dir else None
+    if bots_dir is not None and bots_dir.is_dir():  # the crashed host's bots may live on
+        try:
+            ended = end_old_bots(bots_dir, sidecar.bot_count)
+        except NetError:
+            r.sink.close()
+            raise
+        say = Console(stderr=True, highlight=False) if console.quiet else console
+        for n, pid in ended:  # a process of the user's ended: said even with --quiet
+            line = f"ended bot {n} of the crashed host (process {pid}): it was still running"
+            say.print(Text(line), style="yellow", soft_wrap=True)
+    where = lan.listen_plan(bind or sidecar.bind, None)
+    console.print(f"resuming as host from entry {len(session.entries)}")
+    host, r.reach = build_host(
+        HostSetup(
+            key=r.key,
+            driver=r.driver,
+            options=HostOptions(
+                players=len(session.seats),
+                port=port or sidecar.port,
+                curve=sidecar.curve,
+                name=session.seats[0].name,
+                give_up=give_up,
+            ),
+            reach=Reaching(
+                listen=where,
+                upnp=sidecar.upnp,
+                show_invite=sidecar.bot_count < len(session.seats) - 1,  # a person's seat
+            ),
+            open_log=r.files.open_new,
+            session=session,
+            sink=r.sink,
+        ),
+        console,
+    )
+    here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
+    local = host.invite.with_addresses([(here, host.port)])
+    if bots_dir is not None and bots_dir.is_dir():
+        r.procs = respawn(local, bots_dir, sidecar.bot_count, sidecar.bot_level)
+        if r.procs:
+            console.print(f"restarting our {len(r.procs)} bot(s)")
+    host.start_if_ready()
+    r.link = host
+
+
+def _resume_joiner(
+    r: _Resumed,
+    routes: contextlib.ExitStack,
+    *,
+    invite_text: str | None,
+    give_up: float | None,
+    tor: TorPlan | None,
+) -> None:
+    """Resume as a joiner: the invite given or stored beside the log, through Tor for an
+    onion (its route entered on `routes`), with --upnp the router asked again."""
+    sidecar, session = r.files.sidecar, r.session
+    text = invite_text or sidecar.invite
+    if not text:
+        r.sink.close()
+        raise UsageError("no invite stored beside the log: pass --invite")
+    try:
+        invite = Invite.parse(text)
+    except InviteError as exc:
+        r.sink.close()
+        raise UsageError(str(exc)) from None
+    me = session.seats[session.seat] if session.seat is not None else None
+    try:
+        via = routes.enter_context(joining_route(r.console, tor or TorPlan(), invite))
+    except BaseException:
+        r.sink.close()
+        raise
+    r.fwd = via.fwd
+    # it joined with --upnp: ask the router again (in the background); over Tor: its onion
+    mapped = lan.map_mesh_port(r.console, invite) if via.mesh is None and sidecar.upnp else None
+    r.link = build_joiner(
+        JoinSetup(
+            invite=via.invite,
+            key=r.key,
+            driver=r.driver,
+            options=JoinOptions(
+                name=me.name if me else "player",
+                team=int(me.team) if me else None,
+                give_up=give_up,
+                curve=invite.server_key != bytes(32),
+                **route_options(r.fwd, invite),
+            ),
+            open_log=r.files.open_new,
+            session=session,
+            sink=r.sink,
+            mesh=mapped[0] if mapped is not None else tor_mesh(via.mesh),
+        )
+    )
+    r.mapping = mapped[1] if mapped is not None else None
+    r.link.catch_up()
