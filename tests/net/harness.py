@@ -22,6 +22,7 @@ ZOO = [
     "from zoo_p2p.cli.app import main; main()",
 ]
 ROOT = Path(__file__).resolve().parents[2]
+START = 60.0  # seconds a `zoo` process may take to start up and write its invite, at most
 
 
 def wait_for(cond: Callable[[], bool], timeout: float, what: str) -> None:
@@ -98,7 +99,9 @@ class Procs:
             *args,
             name=name,
         )
-        wait_for(lambda: inv.exists() or p.poll() is not None, 15, "the invite")
+        # START: a host that fails exits, and the wait ends at once; one that starts is slow
+        # only as the machine is (its imports alone took 5 s of a 15 s bound at load 10)
+        wait_for(lambda: inv.exists() or p.poll() is not None, START, "the invite")
         assert p.poll() is None, self.text(name)
         return p, inv.read_text().strip()
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.net.harness import ZOO, Procs, wait_for
+from tests.net.harness import START, ZOO, Procs, wait_for
 
 _COUNTER = itertools.count()
 
@@ -157,7 +157,7 @@ class NsProcs(Procs):
 
     def invite_of(self, p: subprocess.Popen[bytes], path: Path, name: str) -> str:
         """Wait for a host's invite file."""
-        wait_for(lambda: path.exists() or p.poll() is not None, 20, f"{name}'s invite")
+        wait_for(lambda: path.exists() or p.poll() is not None, START, f"{name}'s invite")
         assert p.poll() is None, self.text(name)
         return path.read_text().strip()
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from tests.net.harness import ZOO, Procs, audit_file, wait_for
+from tests.net.harness import START, ZOO, Procs, audit_file, wait_for
 from tests.net.test_human import ANSI, _pick
 
 ASKED = "seat 1 (Yellow) has not answered for"
@@ -26,7 +26,7 @@ def test_a_person_waits_once_then_claims_through_a_terminal(procs: Procs) -> Non
         ],
         name="host",
     )
-    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv.exists() or host.poll() is not None, START, "the invite")
     master, slave = os.openpty()
     log = procs.tmp / "j.zoolog"
     p = subprocess.Popen(

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.net.harness import ROOT, Procs, audit_file, wait_for
+from tests.net.harness import ROOT, START, Procs, audit_file, wait_for
 
 STALLER = [sys.executable, "-m", "tests.net.staller"]
 
@@ -60,7 +60,7 @@ def _game(
         *host_args,
         name="host",
     )
-    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv.exists() or host.poll() is not None, START, "the invite")
     invite = inv.read_text().strip()
     joiners = []
     for i, mode in enumerate(modes):

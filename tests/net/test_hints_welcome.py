@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tests.net.harness import Procs, audit_file, log_len, wait_for
+from tests.net.harness import START, Procs, audit_file, log_len, wait_for
 from zoo_p2p.driver import NullDriver
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
@@ -61,7 +61,7 @@ def test_a_no_hints_joiner_leaves_at_the_welcome_and_the_seat_stays_open(procs: 
         "--log", str(procs.tmp / "host.zoolog"), "--players", "2", "--bot", "greedy", "--hints",
         name="host",
     )  # fmt: skip
-    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv.exists() or host.poll() is not None, START, "the invite")
     invite = inv.read_text().strip()
     careful = procs.human(invite, "careful", "--no-hints")
     assert procs.wait(careful, "careful", 40) == 1
@@ -87,7 +87,7 @@ def _staller_host(procs: Procs, *extra: str) -> tuple[subprocess.Popen[bytes], s
          "--log", str(procs.tmp / "host.zoolog"), *extra],
         name="host",
     )  # fmt: skip
-    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv.exists() or host.poll() is not None, START, "the invite")
     return host, inv.read_text().strip()
 
 

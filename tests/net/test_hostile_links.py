@@ -19,7 +19,7 @@ import pytest
 import zmq
 from zmq.utils import z85
 
-from tests.net.harness import ZOO, Procs, audit_file, log_len, wait_for
+from tests.net.harness import START, ZOO, Procs, audit_file, log_len, wait_for
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.peer import raw_public
@@ -167,7 +167,7 @@ def _spawn_host_with_nofile(
     out.close()
     err.close()
     procs.procs.append(p)
-    wait_for(lambda: inv_path.exists() or p.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv_path.exists() or p.poll() is not None, START, "the invite")
     assert p.poll() is None, procs.text("host")
     return p, inv_path.read_text().strip()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.net.harness import Procs, wait_for
+from tests.net.harness import START, Procs, wait_for
 from zoo_p2p.net import evidence
 from zoo_p2p.storage import read_log
 
@@ -48,7 +48,7 @@ def _evil_host(procs: Procs, mode: str, delay: float = 0.03) -> tuple[subprocess
         str(procs.tmp / "host.zoolog"),
         name="host",
     )
-    wait_for(lambda: inv.exists() or p.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv.exists() or p.poll() is not None, START, "the invite")
     assert p.poll() is None, procs.text("host")
     return p, inv.read_text().strip()
 

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.net.harness import Procs, wait_for
+from tests.net.harness import START, Procs, wait_for
 from zoo_p2p.net import mesh, messages, wire
 from zoo_p2p.net.messages import WireError, decode, decode_mesh, encode
 from zoo_p2p.protocol.crypto import public_key_bytes
@@ -324,7 +324,7 @@ def test_a_real_games_frames_all_round_trip(procs: Procs) -> None:
         ],
         name="host",
     )
-    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv.exists() or host.poll() is not None, START, "the invite")
     bot = procs.start(
         [
             *zoo,

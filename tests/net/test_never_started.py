@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.net.harness import Procs, wait_for
+from tests.net.harness import START, Procs, wait_for
 from zoo_p2p.protocol.encoding import Kind, decode_entry
 from zoo_p2p.storage import read_log
 
@@ -24,7 +24,7 @@ def test_zoo_host_ends_a_game_that_never_started_without_a_win_or_a_resume(
         "--log", str(log), "--players", "2", "--reveal-time", "2", "--name", "host",
         name="host", stdin=subprocess.PIPE,  # the test is its keyboard: it types nothing
     )  # fmt: skip
-    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv.exists() or host.poll() is not None, START, "the invite")
     invite = inv.read_text().strip()
     quiet = procs.start(
         [*STALLER, "join", "nocommit", invite, "--log", str(procs.tmp / "q.zoolog")], name="quiet"

@@ -13,7 +13,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tests.net.harness import Procs, audit_file, wait_for
+from tests.net.harness import START, Procs, audit_file, wait_for
 from tests.net.test_clocks import _game, _out, _run
 from zoo_p2p.errors import ZooError
 from zoo_p2p.protocol.liveness import FINISHED
@@ -42,7 +42,7 @@ def _seat_three_stalls(procs: Procs, *j2: str) -> tuple[Proc, list[Proc], str]:
         str(procs.tmp / "host.zoolog"),
         name="host",
     )
-    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv.exists() or host.poll() is not None, START, "the invite")
     invite = inv.read_text().strip()
     joiners = []
     for i, mode in enumerate(["bot", "reveal", "bot"]):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import signal
 import threading
 
-from tests.net.harness import Procs, log_len, wait_for
+from tests.net.harness import START, Procs, log_len, wait_for
 
 
 def test_lost_back_and_left_are_shown_on_the_host_and_the_other_joiner(procs: Procs) -> None:
@@ -19,7 +19,7 @@ def test_lost_back_and_left_are_shown_on_the_host_and_the_other_joiner(procs: Pr
         "host", "--players", "3", "--bot", "greedy", "--delay", "0.3", "--bind", "127.0.0.1",
         "--invite-file", str(inv), "--log", str(procs.tmp / "host.zoolog"), name="host",
     )  # fmt: skip
-    wait_for(lambda: inv.exists() or host.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv.exists() or host.poll() is not None, START, "the invite")
     invite = inv.read_text().strip()
     procs.bot(invite, "watcher", "--delay", "0.3", quiet=False)
     # seated, not merely started: else the staller may take seat 2 (Blue) first
@@ -64,7 +64,7 @@ def test_a_joiner_interrupted_while_its_link_reconnects_is_shown_left(procs: Pro
         "--move-time", "600", "--bind", "127.0.0.1", "--invite-file", str(inv_path),
         "--log", str(procs.tmp / "host.zoolog"), name="host",
     )  # fmt: skip
-    wait_for(lambda: inv_path.exists() or host.poll() is not None, 15, "the invite")
+    wait_for(lambda: inv_path.exists() or host.poll() is not None, START, "the invite")
     inv = Invite.parse(inv_path.read_text().strip())
     relay = Relay((inv.host, inv.port))
     try:

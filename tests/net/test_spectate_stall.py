@@ -74,8 +74,11 @@ def _first(kind: str) -> int:
     raise AssertionError(f"no {kind} floor")
 
 
-def _spectator(tmp: Path, fail_over: bool, driver: NullDriver | None = None) -> Spectator:
-    """A spectator through the host (seat 0), welcomed, holding the genesis; silent 10 s."""
+def _spectator(
+    tmp: Path, fail_over: bool, driver: NullDriver | None = None, via: int = 0
+) -> Spectator:
+    """A spectator through the host (seat 0; `via` another seat: its watch port), welcomed,
+    holding the genesis; silent 10 s."""
     path = tmp / "watch.zoolog"
     sink = storage.new_game_log(path, storage.NetSidecar(role="watch"))
     sink.append(LOG[0])
@@ -86,9 +89,11 @@ def _spectator(tmp: Path, fail_over: bool, driver: NullDriver | None = None) -> 
         options=JoinOptions(curve=False, give_up=10.0), session=watcher_session(LOG[0]), sink=sink,
         fail_over=fail_over,
     )  # fmt: skip
-    pub = public_key_bytes(GAME.keys[0])
-    sig = GAME.keys[0].sign(wire.welcome_signed_bytes(INV.server_key, bytes(32), pub))
-    w.receive([wire.pack("welcome", v=wire.WIRE_VERSION, pub=pub, sig=sig, seat=None)], w.now)
+    key = GAME.keys[via]
+    pub = public_key_bytes(key)
+    sig = key.sign(wire.welcome_signed_bytes(INV.server_key, bytes(32), pub))
+    seat = None if via == 0 else via
+    w.receive([wire.pack("welcome", v=wire.WIRE_VERSION, pub=pub, sig=sig, seat=seat)], w.now)
     assert w.host_pub == pub and w.stopped is None
     return w
 
@@ -145,6 +150,28 @@ def test_pings_without_entries_fail_over_after_the_genesis_bound_and_not_before(
             f"({who}'s move) was due within {bound:.0f} s by the game's clocks"
         ), w.stopped.reason
         assert w.stopped.entries == at
+    finally:
+        w.close()
+
+
+def test_old_entries_sent_again_do_not_hold_it_and_a_seats_port_is_named(tmp_path: Path) -> None:
+    """A seat's watch port that pings and sends the entries we hold again every 5 s (to look
+    alive) grows nothing: it is left at the same bound, and the line names it."""
+    at = _first(Kind.MOVE)
+    w = _spectator(tmp_path, fail_over=True, via=1)
+    try:
+        t0 = w.now + 1.0
+        _feed(w, at, t0)
+        w.tick(t0)
+        t = t0
+        while w.stopped is None and t < t0 + 2 * stall_bound(CLOCKS.move):
+            again = wire.pack("entries", **{"from": at - 3, "e": LOG[at - 3 : at]})
+            w.receive([again], t)
+            t = _pings(w, t, 5.0)
+        assert w.stopped is not None, "never left"
+        assert stall_bound(CLOCKS.move) < t - t0 <= stall_bound(CLOCKS.move) + 0.5, t - t0
+        who = w.seat_name(1)
+        assert w.stopped.reason.startswith(f"{who}'s watch port sent no new entry for "), w.stopped
     finally:
         w.close()
 
