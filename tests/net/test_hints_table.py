@@ -16,9 +16,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tests.net.harness import Procs, audit_file, wait_for
 from zoo_p2p.driver import NullDriver
+from zoo_p2p.net.core.joiner import JoinerCore
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.messages import decode
-from zoo_p2p.net.peer import HINTS_REFUSED, Joiner, JoinOptions
+from zoo_p2p.net.peer import HINTS_REFUSED, JoinOptions
 from zoo_p2p.protocol.crypto import fingerprint, public_key_bytes
 from zoo_p2p.protocol.encoding import decode_entry
 from zoo_p2p.protocol.events import SeatInfo
@@ -60,8 +61,10 @@ def _table(hints: bool) -> tuple[Ed25519PrivateKey, Ed25519PrivateKey, bytes]:
     return host, me, genesis
 
 
-def _joiner(host: Ed25519PrivateKey, me: Ed25519PrivateKey, refuse: bool) -> tuple[Joiner, Any]:
-    """A joiner whose host already proved itself (no host runs: the test feeds its messages)."""
+def _joiner(host: Ed25519PrivateKey, me: Ed25519PrivateKey, refuse: bool) -> tuple[JoinerCore, Any]:
+    """A joiner's core whose host already proved itself (no host runs: the test feeds its
+    messages; no socket either: what is tested is the core's, and the transport's close
+    waited 1.5 s for a farewell from a host that is not there)."""
     driver = _Notes()
     opened: list[Session] = []
 
@@ -70,8 +73,9 @@ def _joiner(host: Ed25519PrivateKey, me: Ed25519PrivateKey, refuse: bool) -> tup
         return None
 
     inv = Invite(host="127.0.0.1", port=_free_port(), server_key=bytes(32), fingerprint="AAAA-BBBB")
-    j = Joiner(
+    j = JoinerCore(
         inv,
+        curve_pub=bytes(32),
         key=me,
         driver=driver,
         make_session=lambda g: Session(g, key=me, seed=bytes(32)),
