@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.protocol.conftest import finished_game
+from tests.source_ast import tree
 from zoo_p2p import storage
 from zoo_p2p.errors import FileError, LogError
 
@@ -224,7 +225,7 @@ def test_every_file_zoo_writes_is_opened_through_the_one_helper() -> None:
     for path in sorted(PKG.rglob("*.py")):
         if path == PKG / "files.py":
             continue
-        lines = _writes(ast.parse(path.read_text(), filename=str(path)))
+        lines = _writes(tree(path))
         if lines:
             found[str(path.relative_to(PKG))] = lines
     assert found == {}, "open files to write through zoo_p2p.files, not directly"

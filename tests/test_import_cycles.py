@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.source_ast import nodes
+
 PKG = Path(__file__).resolve().parents[1] / "zoo_p2p"
 
 KNOWN: dict[str, str] = {}
@@ -35,7 +37,7 @@ def imported(path: Path, known: set[str], mod: str = "") -> set[str]:
     mod = mod or modname(path)
     is_pkg = path.name == "__init__.py"
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from tests.source_ast import nodes, tree
 from zoo_p2p.driver import BaseDriver, Driver, GameLink, NullDriver
 
 PKG = Path(__file__).resolve().parents[1] / "zoo_p2p"
@@ -52,7 +53,7 @@ def _reflection() -> Counter[tuple[str, str, str]]:
     found: Counter[tuple[str, str, str]] = Counter()
     for f in sorted(PKG.rglob("*.py")):
         rel = f.relative_to(PKG).as_posix()
-        for node in ast.walk(ast.parse(f.read_text(), filename=str(f))):
+        for node in nodes(f):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)
@@ -77,7 +78,7 @@ def test_no_getattr_on_a_driver_a_link_a_sink_or_a_table() -> None:
 
 def test_no_getattr_proxy() -> None:
     for f in sorted(PKG.rglob("*.py")):
-        for node in ast.walk(ast.parse(f.read_text(), filename=str(f))):
+        for node in nodes(f):
             if isinstance(node, ast.FunctionDef) and node.name in (
                 "__getattr__",
                 "__getattribute__",
@@ -106,7 +107,7 @@ def test_every_driver_in_the_package_derives_from_the_base_driver() -> None:
     drivers = []
     for f in sorted(PKG.rglob("*.py")):
         mod = ".".join(("zoo_p2p", *f.relative_to(PKG).with_suffix("").parts))
-        for node in ast.parse(f.read_text(), filename=str(f)).body:
+        for node in tree(f).body:
             if isinstance(node, ast.ClassDef) and any(
                 isinstance(b, ast.FunctionDef) and b.name in hooks for b in node.body
             ):

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.source_ast import nodes
+
 PKG = Path(__file__).resolve().parents[1] / "zoo_p2p"
 
 # modules a pure layer may never import (I/O, clock, global randomness, transport, CLI)
@@ -27,9 +29,8 @@ IMPURE = {
 
 
 def imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

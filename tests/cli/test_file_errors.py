@@ -3,8 +3,9 @@
 log that is a link or a FIFO, a `--log` whose folder is a file (as root, which no read-only
 folder stops), for every command that plays a log: `zoo host`, `play`, `join`, `resume`, `bot`.
 
-Each case is the real `zoo` process, as a user runs it (what `main()` prints on stderr), started
-all at once and each waited on with a bound: none gets as far as the network."""
+One case is the real `zoo` process, as a user runs it; every case runs `main()` (the console
+script's entry point) in this process, its stderr and exit status captured: none gets as far as
+the network."""
 
 from __future__ import annotations
 
@@ -75,38 +76,53 @@ CASES: list[Case] = [
 ]
 
 
-def test_every_file_error_is_one_line_with_the_path_and_the_reason(tmp_path: Path) -> None:
+def _case(tmp_path: Path, case: Case) -> tuple[list[str], str, Path]:
+    """Make the case's bad path: the arguments, the line expected, and the folder to run in."""
+    name, args, make, resume = case
+    here = tmp_path / name
+    here.mkdir()
+    folder = here / "afile" if make is _through_a_file else here
+    log = folder / "g.zoolog"
+    if resume:
+        _unfinished(log)
+    said = make(log)
+    argv = [*args[:1], str(log), *args[1:]] if resume else [*args, "--log", str(log)]
+    return argv, said, here
+
+
+def test_a_file_error_is_one_line_from_the_real_zoo_process(tmp_path: Path) -> None:
+    """One case as the user meets it: the console script's own stderr and exit status (the
+    others below run the same `main()` in this process)."""
     env = {**os.environ, "ZOO_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
     env |= {"NO_COLOR": "1", "COLUMNS": "80"}
-    started = []
-    for name, args, make, resume in CASES:
-        here = tmp_path / name
-        here.mkdir()
-        folder = here / "afile" if make is _through_a_file else here
-        log = folder / "g.zoolog"
-        if resume:
-            _unfinished(log)
-        said = make(log)
-        argv = [*args[:1], str(log), *args[1:]] if resume else [*args, "--log", str(log)]
-        p = subprocess.Popen(
-            [*ZOO, *argv],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            cwd=here,
-        )
-        started.append((name, p, said))
-    try:
-        for name, p, said in started:
-            out, err = p.communicate(timeout=60)
-            text = err.decode(errors="replace")
-            assert (p.returncode, text) == (1, said + "\n"), (name, out, text)
-    finally:
-        for _, p, _ in started:
-            if p.poll() is None:
-                p.kill()
-                p.wait(5)
+    argv, said, here = _case(tmp_path, CASES[0])
+    p = subprocess.run(
+        [*ZOO, *argv], stdin=subprocess.DEVNULL, capture_output=True, env=env, cwd=here, timeout=60
+    )
+    assert (p.returncode, p.stderr.decode(errors="replace")) == (1, said + "\n"), p
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_every_file_error_is_one_line_with_the_path_and_the_reason(
+    case: Case,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every case through `main()`, the console script's entry point, in this process: what it
+    writes on stderr and the status it exits with are what the process would show."""
+    from zoo_p2p.cli.app import main
+
+    argv, said, here = _case(tmp_path, case)
+    monkeypatch.setenv("ZOO_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.chdir(here)
+    monkeypatch.setattr("sys.argv", ["zoo", *argv])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    out, err = capsys.readouterr()
+    assert (ended.value.code, err) == (1, said + "\n"), (case[0], out, err)
 
 
 def test_a_file_error_nothing_named_is_still_one_line_not_an_internal_error(

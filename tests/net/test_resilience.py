@@ -16,8 +16,14 @@ def test_joiner_killed_and_restarted(procs: Procs) -> None:
     entries). Until then it waits 0.25 s before each of its moves (the others do not), so the
     game cannot run to its end between our look at the log and the kill: it still needs
     several of bot1's moves. (It was killed at 30 entries: half of a short game, gone in a
-    blink at full speed.)"""
-    host, invite = procs.host("--players", "3", "--bot", "greedy", "--delay", "0.02")
+    blink at full speed.)
+
+    The reveal clock is 600 s: the dead seat may owe a reveal, and its restart (a new process,
+    its hello, the resync) is only as fast as the machine; with the default 15 s a loaded
+    machine could let the others claim the game from it, which is not what this tests."""
+    host, invite = procs.host(
+        "--players", "3", "--bot", "greedy", "--delay", "0.02", "--reveal-time", "600"
+    )
     key = str(procs.tmp / "bot1.pem")
     bot1 = procs.bot(invite, "bot1", "--identity", key, "--delay", "0.25")
     bot2 = procs.bot(invite, "bot2", quiet=False)
