@@ -73,7 +73,7 @@ def test_a_stolen_routing_id_neither_aborts_the_host_nor_takes_a_seat(procs: Pro
         invite_text, "victim", "--identity", str(procs.tmp / "victim.pem"), quiet=False
     )
     # seated first (the harness makes victim.err before the process even starts: no sign)
-    wait_for(lambda: "lobby: 2 of 3" in procs.text("victim"), 15, "the victim seated")
+    wait_for(lambda: "lobby: 2 of 3" in procs.text("victim"), START, "the victim seated")
     attacker = procs.bot(invite_text, "attacker", "--identity", str(procs.tmp / "attacker.pem"))
     wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 2, 20, "the game to start")
 

@@ -23,7 +23,7 @@ def test_lost_back_and_left_are_shown_on_the_host_and_the_other_joiner(procs: Pr
     invite = inv.read_text().strip()
     procs.bot(invite, "watcher", "--delay", "0.3", quiet=False)
     # seated, not merely started: else the staller may take seat 2 (Blue) first
-    wait_for(lambda: "lobby: 2 of 3" in procs.text("watcher"), 15, "the watcher seated")
+    wait_for(lambda: "lobby: 2 of 3" in procs.text("watcher"), START, "the watcher seated")
     staller = procs.bot(invite, "staller", "--delay", "0.3")
     wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 5, 20, "the game to start")
 
@@ -69,7 +69,7 @@ def test_a_joiner_interrupted_while_its_link_reconnects_is_shown_left(procs: Pro
     relay = Relay((inv.host, inv.port))
     try:
         procs.bot(str(inv), "watcher", "--delay", "0.3", quiet=False)
-        wait_for(lambda: "lobby: 2 of 3" in procs.text("watcher"), 15, "the watcher seated")
+        wait_for(lambda: "lobby: 2 of 3" in procs.text("watcher"), START, "the watcher seated")
         via = str(dataclasses.replace(inv, port=relay.port))
         leaver = procs.bot(via, "leaver", "--delay", "0.3", "-v", quiet=False)
         wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 5, 20, "the game to start")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 
-from tests.net.harness import Procs, audit_file, log_len, wait_for
+from tests.net.harness import START, Procs, audit_file, log_len, wait_for
 from zoo_p2p.storage import read_log
 
 
@@ -93,7 +93,7 @@ def test_a_joiner_leaving_the_lobby_gives_its_seat_back(procs: Procs) -> None:
     """Ctrl-C in the lobby says bye; the seat is freed and the game starts with the others."""
     host, invite = procs.host("--players", "3", "--bot", "greedy")
     early = procs.bot(invite, "early", quiet=False)
-    wait_for(lambda: "lobby: 2 of 3" in procs.text("early"), 15, "the early joiner seated")
+    wait_for(lambda: "lobby: 2 of 3" in procs.text("early"), START, "the early joiner seated")
     early.send_signal(signal.SIGINT)
     assert procs.wait(early, "early", timeout=10) != 0
     bots = [procs.bot(invite, f"bot{i}") for i in (1, 2)]
