@@ -28,7 +28,7 @@ def test_joiner_killed_and_restarted(procs: Procs) -> None:
     bot1 = procs.bot(invite, "bot1", "--identity", key, "--delay", "0.25")
     bot2 = procs.bot(invite, "bot2", quiet=False)
     log1 = procs.tmp / "bot1.zoolog"
-    wait_for(lambda: log_len(log1) >= 12 or bot1.poll() is not None, 20, "a game under way")
+    wait_for(lambda: log_len(log1) >= 12 or bot1.poll() is not None, START, "a game under way")
     assert bot1.poll() is None, procs.text("bot1")
     bot1.send_signal(signal.SIGKILL)
     bot1.wait(5)
@@ -51,7 +51,7 @@ def test_host_killed(procs: Procs) -> None:
     host, invite = procs.host("--players", "3", "--bot", "greedy", "--delay", "0.02")
     bots = [procs.bot(invite, f"bot{i}", "--give-up", "2") for i in (1, 2)]
     host_log = procs.tmp / "host.zoolog"
-    wait_for(lambda: log_len(host_log) >= 30 or host.poll() is not None, 20, "a game under way")
+    wait_for(lambda: log_len(host_log) >= 30 or host.poll() is not None, START, "a game under way")
     assert host.poll() is None, procs.text("host")
     host.send_signal(signal.SIGKILL)
     host.wait(5)
@@ -78,7 +78,7 @@ def test_host_killed_then_resumed(procs: Procs) -> None:
     host, invite = procs.host("--players", "2", "--bot", "greedy", "--delay", "0.05")
     bot = procs.bot(invite, "bot1")
     host_log = procs.tmp / "host.zoolog"
-    wait_for(lambda: log_len(host_log) >= 25 or host.poll() is not None, 20, "a game under way")
+    wait_for(lambda: log_len(host_log) >= 25 or host.poll() is not None, START, "a game under way")
     assert host.poll() is None, procs.text("host")
     host.send_signal(signal.SIGKILL)
     host.wait(5)
