@@ -188,16 +188,19 @@ def test_zoo_play_in_the_app_offers_hints_against_its_own_bots() -> None:
             return 0
 
         app = NetworkApp(peer, networked=networked, glyphs=UTF8)
-        async with app.run_test(size=(120, 40)) as pilot:
-            app.net_started(snap)
-            await pilot.pause()
-            assert isinstance(app.table, NetTable) and isinstance(app.screen, GameScreen)
-            await pilot.press("x")
-            await searched(app, pilot)
-            await pilot.pause()
-            text = screen_text(app)
-            read.set()
-            await pilot.press("q", "q")
+        try:
+            async with app.run_test(size=(120, 40)) as pilot:
+                app.net_started(snap)
+                await pilot.pause()
+                assert isinstance(app.table, NetTable) and isinstance(app.screen, GameScreen)
+                await pilot.press("x")
+                await searched(app, pilot)
+                await pilot.pause()
+                text = screen_text(app)
+                read.set()
+                await pilot.press("q", "q")
+        finally:
+            read.set()  # (a failed check above ends the peer's run too)
         return text
 
     against_bots = asyncio.run(run(networked=False))
