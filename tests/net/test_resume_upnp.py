@@ -15,7 +15,7 @@ from rich.console import Console
 
 from tests.net.harness import Procs
 from zoo_p2p import storage
-from zoo_p2p.cli import lan, runners
+from zoo_p2p.cli import joining, lan, runners
 from zoo_p2p.cli.botdriver import BotDriver
 from zoo_p2p.driver import GameLink, NullDriver
 from zoo_p2p.errors import LogError
@@ -71,7 +71,7 @@ def test_resume_asks_the_router_again_for_a_joiner_that_used_upnp(
     log, key = procs.tmp / "j.zoolog", procs.tmp / "j.pem"
     out = io.StringIO()
     console = Console(file=out, width=100)
-    code = runners.run_join(
+    code = joining.run_join(
         invite, name="j", team=None, log_path=log, identity=key, give_up=30,
         driver=_LeaveAtOurTurn(), console=console, ephemeral=False, upnp=True,
     )  # fmt: skip

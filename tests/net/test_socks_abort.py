@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.net.harness import Procs, audit_file
+from tests.net.harness import Procs, audit_file, wait_for
 from tests.net.tornet import ONION_VIRTUAL_PORT, TorNet
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.torlink import SocksError, SocksForwarder, is_onion, socks5_open
@@ -133,7 +133,9 @@ SURVIVOR = textwrap.dedent(
     else:
         s.setsockopt(zmq.SOCKS_PROXY, f"127.0.0.1:{proxy_port}".encode())
         s.connect(f"tcp://{onion}:5858")
-        time.sleep(1.0)  # libzmq gives no count of its SOCKS attempts; the proxy logs them
+        # libzmq gives no count of its SOCKS attempts; the proxy logs them, and the test says
+        # (a line on our standard input) once it has seen three, two refused and retried
+        sys.stdin.readline()
     s.close()
     ctx.term()
     if how == "forwarder":
@@ -144,13 +146,30 @@ SURVIVOR = textwrap.dedent(
 
 
 def _survivor(proxy: ScriptedProxy, how: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    """SURVIVOR run with HOW; with libzmq's connecter ("zmq") it closes once the proxy has
+    seen three of its attempts (it used to sleep 1 s, and under load it had then made none, so
+    it closed cleanly and the control failed)."""
+    child = subprocess.Popen(
         [sys.executable, "-c", SURVIVOR, str(proxy.port), how, ONION],
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=60,
         cwd=REPO,
     )
+    try:
+        if how == "zmq":
+            wait_for(
+                lambda: len(proxy.requests) >= 3 or child.poll() is not None,
+                60,
+                "three SOCKS attempts through libzmq",
+            )
+        out, err = child.communicate("\n", timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(5)
+    return subprocess.CompletedProcess(child.args, child.returncode, out, err)
 
 
 def test_zoo_forwarder_survives_refused_socks_attempts(refusing_proxy: ScriptedProxy) -> None:

@@ -26,7 +26,7 @@ DEADLINE = 120.0  # generous: the suite may share 2 cores with much else
 def test_the_app_offers_x_at_a_networked_table_whose_host_used_hints(
     procs: Procs,  # noqa: F811
 ) -> None:
-    from zoo_p2p.cli.runners import run_join
+    from zoo_p2p.cli.joining import run_join
     from zoo_p2p.text import HINTS_ALLOWED
 
     _, invite = procs.host("--players", "2", "--bot", "greedy", "--hints", "--give-up", "30")

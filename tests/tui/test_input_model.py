@@ -25,7 +25,8 @@ from zoo_p2p.tui.app import NetworkApp, TableApp, ZooApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
-from zoo_p2p.tui.overlays import MovesOverlay, Question, TextOverlay, TooSmall
+from zoo_p2p.tui.movelist import MovesOverlay
+from zoo_p2p.tui.overlays import Question, TextOverlay, TooSmall
 from zoo_p2p.tui.table import LocalTable
 
 SIZES = [(80, 24), (100, 30), (120, 40)]

@@ -36,7 +36,7 @@ LINK_WORDS = (" direct", " host link")  # how the seats panel says we hear a sea
 
 
 def test_a_network_game_played_in_the_app(procs: Procs) -> None:  # noqa: F811
-    from zoo_p2p.cli.runners import run_join
+    from zoo_p2p.cli.joining import run_join
 
     host, invite = procs.host(
         "--players", "2", "--bot", "greedy", "--give-up", "30", "--reveal-time", str(REVEAL_TIME)

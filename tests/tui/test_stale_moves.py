@@ -13,7 +13,7 @@ from zoo_p2p.tui.app import TableApp
 from zoo_p2p.tui.capture import screen_text
 from zoo_p2p.tui.facts import UTF8
 from zoo_p2p.tui.game import GameScreen
-from zoo_p2p.tui.overlays import MovesOverlay
+from zoo_p2p.tui.movelist import MovesOverlay
 
 
 def _lines_before_and_after_a_move() -> tuple[str, str, int]:

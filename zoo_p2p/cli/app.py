@@ -8,8 +8,8 @@ when their command runs, so that ``zoo --help`` stays fast.
     verify   zoo_p2p.cli.verify.verify_command
     replay   zoo_p2p.cli.replay.replay_main   (exports: cli.exportcmd)
     host     zoo_p2p.cli.netcmds.host         -> cli.runners.run_host -> cli.hosting.build_host
-    join     zoo_p2p.cli.netcmds.join         -> cli.runners.run_join -> cli.hosting.build_joiner
-    bot      zoo_p2p.cli.netcmds.bot          -> cli.runners.run_join
+    join     zoo_p2p.cli.netcmds.join         -> cli.joining.run_join -> cli.hosting.build_joiner
+    bot      zoo_p2p.cli.netcmds.bot          -> cli.joining.run_join
     resume   zoo_p2p.cli.netcmds.resume       -> cli.runners.run_resume (build_host/build_joiner)
     watch    zoo_p2p.cli.watch.watch_main     -> net.spectate.Spectator
     arena    zoo_p2p.cli.arena.arena_command

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from zoo_p2p import defaults, storage
-from zoo_p2p.cli import exits, lan, runners, screen
+from zoo_p2p.cli import exits, joining, lan, runners, screen
 from zoo_p2p.cli.botdriver import BotDriver
 from zoo_p2p.cli.plain import PlainDriver, SayHandler
 from zoo_p2p.cli.runners import HostPlan
@@ -265,7 +265,7 @@ def join(
 
     def start_with(chosen: str | None) -> Start:
         def start(driver: Driver, con: Console) -> int:
-            return runners.run_join(
+            return joining.run_join(
                 chosen,
                 name=name,
                 team=team_index(team),
@@ -331,7 +331,7 @@ def bot(
     console = command_console(verbose, quiet)
 
     def body() -> int:
-        return runners.run_join(
+        return joining.run_join(
             invite,
             name=name or f"{level} bot",
             team=team_index(team),

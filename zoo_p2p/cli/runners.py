@@ -41,7 +41,6 @@ from zoo_p2p.cli.spawn import (
     watch_bots,
 )
 from zoo_p2p.cli.tor import (
-    JoinRoute,
     TorMesh,
     TorPlan,
     hosting_onion,
@@ -58,9 +57,10 @@ from zoo_p2p.errors import (
     UsageError,
 )
 from zoo_p2p.files import write_atomic
-from zoo_p2p.net.invite import Invite, InviteError, format_address
+from zoo_p2p.net.invite import Invite, InviteError
 from zoo_p2p.net.peer import (
     LEAVE_ACK_WAIT,
+    Host,
     HostOptions,
     Joiner,
     JoinOptions,
@@ -301,6 +301,57 @@ class HostPlan:
     tor: TorPlan = field(default_factory=TorPlan)  # on an onion service (TRANSPORT.md §3.5)
     tor_mesh: TorMesh | None = None  # our direct links over Tor (§10.9), set by `run_host`
 
+    def options(self) -> HostOptions:
+        """The host's options of this plan (the one place a plan becomes them)."""
+        return HostOptions(
+            players=self.players,
+            port=self.port,
+            curve=self.curve,
+            name=self.name,
+            team=self.team,
+            give_up=self.give_up,
+            hints=self.hints,
+            spectators=self.spectators,
+        )
+
+    def sidecar(self) -> storage.NetSidecar:
+        """What the sidecar beside the log says of this host before it listens."""
+        return storage.NetSidecar(
+            role="host",
+            port=self.port,
+            bind=self.bind or lan.AUTO,
+            curve=self.curve,
+            upnp=self.upnp,
+        )
+
+    def setup(
+        self, key: Ed25519PrivateKey, driver: Driver, where: lan.ListenPlan, files: GameFiles
+    ) -> HostSetup:
+        """What `build_host` makes the host of this plan from: listening at `where`, its new
+        log opened by `files`."""
+        return HostSetup(
+            key=key,
+            driver=driver,
+            options=self.options(),
+            reach=Reaching(
+                listen=where,
+                variant=self.variant.value,
+                upnp=self.upnp,
+                announce=self.announce,
+                qr=self.qr,
+                show_invite=self.bots < self.players - 1,  # a seat is open for a person
+            ),
+            open_log=files.open_new,
+            genesis=Genesis(
+                self.variant,
+                self.first,
+                Clocks(self.move_time, self.reveal_time),
+                hints=self.hints,
+                on_leave=self.on_leave,
+            ),
+            mesh=tor_mesh(self.tor_mesh),
+        )
+
 
 def tor_mesh(mesh: TorMesh | None) -> lan.MeshSetup:
     """Our direct links over Tor (TRANSPORT.md §10.9) as a peer is built with them; none: the
@@ -316,9 +367,7 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     announcement, no router mapping)."""
     if not plan.tor.wanted:
         return _run_host(plan, driver, console)
-    log = plan.log_path
-    if log is not None and log.exists() and log.stat().st_size:
-        raise UsageError(f"{log} already holds a log; use `zoo resume {log}` or another --log")
+    _refuse_used_log(plan.log_path)
     # (a free port is picked once our tor listens: it takes ports of its own, `auto`)
     with hosting_onion(console, plan.tor, plan.port) as route:
         hidden = dataclasses.replace(
@@ -333,77 +382,56 @@ def run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         return _run_host(hidden, driver, console)
 
 
-def _run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
-    log = plan.log_path
+def _refuse_used_log(log: Path | None) -> None:
+    """A new game's log must not overwrite one."""
     if log is not None and log.exists() and log.stat().st_size:
         raise UsageError(f"{log} already holds a log; use `zoo resume {log}` or another --log")
-    if log is None and plan.bots:
+
+
+def _loud(console: Console) -> Console:
+    """Where a change to the user's files or processes is said: even with --quiet (on stderr)."""
+    return Console(stderr=True, highlight=False) if console.quiet else console
+
+
+def _loopback_invite(host: Host, where: lan.ListenPlan) -> Invite:
+    """The host's invite at the loopback address it listens on, for our own bots."""
+    here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
+    return host.invite.with_addresses([(here, host.port)])
+
+
+def _run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
+    """`run_host` once the addresses are known: build the host, start our bots, run the game."""
+    _refuse_used_log(plan.log_path)
+    if plan.log_path is None and plan.bots:
         # our bots' folder is named after the log (`<log>.bots/`, beside it) and is made before
         # the game id exists: such a log is named by the date and a random tag instead
-        log = storage.default_log_path(os.urandom(4))
-        plan = dataclasses.replace(plan, log_path=log)
+        plan = dataclasses.replace(plan, log_path=storage.default_log_path(os.urandom(4)))
     key = load_key(plan.identity)
     if not plan.curve:
         console.print(Text("CURVE is off: traffic is readable on the network", style="red"))
     where = lan.listen_plan(plan.bind, plan.address)
-    files = GameFiles(
-        plan.log_path,
-        storage.NetSidecar(
-            role="host",
-            port=plan.port,
-            bind=plan.bind or lan.AUTO,
-            curve=plan.curve,
-            upnp=plan.upnp,
-        ),
-    )
+    files = GameFiles(plan.log_path, plan.sidecar())
     fp = fingerprint(raw_public(key))
     if plan.name == "you":  # zoo play: not "you are you"
         console.print(Text(f"your fingerprint: {fp}"))
     else:
         console.print(Text(f"you are {shown(plan.name, 40)} — fingerprint {fp}"))
-    host, reach = build_host(
-        HostSetup(
-            key=key,
-            driver=driver,
-            options=HostOptions(
-                players=plan.players,
-                port=plan.port,
-                curve=plan.curve,
-                name=plan.name,
-                team=plan.team,
-                give_up=plan.give_up,
-                hints=plan.hints,
-                spectators=plan.spectators,
-            ),
-            reach=Reaching(
-                listen=where,
-                variant=plan.variant.value,
-                upnp=plan.upnp,
-                announce=plan.announce,
-                qr=plan.qr,
-                show_invite=plan.bots < plan.players - 1,  # a seat is open for a person
-            ),
-            open_log=files.open_new,
-            genesis=Genesis(
-                plan.variant,
-                plan.first,
-                Clocks(plan.move_time, plan.reveal_time),
-                hints=plan.hints,
-                on_leave=plan.on_leave,
-            ),
-            mesh=tor_mesh(plan.tor_mesh),
-        ),
-        console,
-    )
+    host, reach = build_host(plan.setup(key, driver, where, files), console)
     files.sidecar = dataclasses.replace(files.sidecar, port=host.port, invite=str(host.invite))
     if plan.invite_file is not None:  # whole or not at all, never through a link
         write_atomic(plan.invite_file, f"{host.invite}\n".encode())
-    procs: list[subprocess.Popen[bytes]] = []
-    # our bots keep their keys and logs with the game, so `zoo resume` can restart them; what
-    # an earlier game left there (its log since deleted) is moved aside, never reused or deleted
+    bots_dir = _host_bots_dir(plan, files, console)
+    outcome = _host_game(plan, host, reach, _loopback_invite(host, where), bots_dir, console)
+    return finish(host, outcome, files.path, console, identity=plan.identity)
+
+
+def _host_bots_dir(plan: HostPlan, files: GameFiles, console: Console) -> Path:
+    """Our bots' folder, named in the sidecar: our bots keep their keys and logs with the game,
+    so `zoo resume` can restart them; what an earlier game left there (its log since deleted)
+    is moved aside, never reused or deleted."""
     bots_dir, moved = bots_dir_for(plan.log_path)
     if moved is not None:  # a change to the user's files: said even with --quiet (on stderr)
-        (Console(stderr=True, highlight=False) if console.quiet else console).print(
+        _loud(console).print(
             Text(f"moved {shown(bots_dir)} (an earlier game's bots) aside to {shown(moved)}"),
             style="yellow",
             soft_wrap=True,  # two paths to copy: whole, never cut
@@ -411,10 +439,18 @@ def _run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
     files.sidecar = dataclasses.replace(
         files.sidecar, bots_dir=str(bots_dir), bot_level=plan.level, bot_count=plan.bots
     )
-    here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
-    local = host.invite.with_addresses([(here, host.port)])
+    return bots_dir
+
+
+def _host_game(
+    plan: HostPlan, host: Host, reach: lan.Reach, local: Invite, bots_dir: Path, console: Console
+) -> Outcome:
+    """Start our bots (over loopback, at `local`, whatever the invite says), wait for the
+    players and run the game; then reap the bots, give back the router mapping and the LAN
+    announcement, and remove the bots' folder if it stayed empty."""
+    procs: list[subprocess.Popen[bytes]] = []
     try:
-        if plan.bots:  # our own bots come in over loopback whatever the invite says
+        if plan.bots:
             procs += spawn_bots(
                 local,
                 plan.bots,
@@ -428,162 +464,12 @@ def _run_host(plan: HostPlan, driver: Driver, console: Console) -> int:
         others = plan.players - 1
         console.print(f"waiting for {others} player{'' if others == 1 else 's'} to join…")
         host.start_if_ready()
-        outcome = host.run()
+        return host.run()
     finally:
         reap(procs)
         reach.close()
         if not any(bots_dir.iterdir()):
             bots_dir.rmdir()
-    return finish(host, outcome, files.path, console, identity=plan.identity)
-
-
-def run_join(
-    invite_text: str | None,
-    *,
-    name: str,
-    team: int | None,
-    log_path: Path | None,
-    identity: Path | None,
-    give_up: float | None,
-    driver: Driver,
-    console: Console,
-    ephemeral: bool,
-    curve: bool = True,
-    upnp: bool = False,
-    refuse_hints: bool = False,
-    tor: TorPlan | None = None,
-    bot_level: str | None = None,
-    spectators: int = 0,
-) -> int:
-    """Join a game with `driver` at our seat (a bot of `bot_level`: `zoo bot`); resumes if
-    `log_path` already holds it.
-    With no invite, look for games on the LAN and join the one picked (issue 11); with `upnp`,
-    the router is asked (in the background) to forward our direct-link port; with
-    `refuse_hints` (`--no-hints`) we leave a table that allows hints (PROTOCOL.md §3.2)."""
-    if invite_text is None:
-        invite = lan.pick_game(console, lan.BROWSE_SECONDS)
-    else:
-        try:
-            invite = Invite.parse(invite_text, allow_no_curve=not curve)
-        except InviteError as exc:
-            raise UsageError(str(exc)) from None
-    hint = lan.reach_hint(invite)
-    if hint:
-        console.print(Text(hint, style="yellow"))
-    key = load_key(identity, ephemeral=ephemeral)
-    session: Session | None = None
-    sink: storage.LogWriter | None = None
-    if log_path is not None and log_path.exists() and log_path.stat().st_size > 0:
-        session, sink = resume_session(key, log_path)
-        console.print(Text(f"resuming {shown(log_path)} from entry {len(session.entries)}"))
-    files = GameFiles(log_path, storage.NetSidecar(role="join", invite=str(invite), upnp=upnp))
-    if upnp and tor is not None and tor.wanted:
-        raise UsageError(
-            "--upnp puts your router's address on your card for the other players; over Tor "
-            "it is hidden: leave out --upnp"
-        )
-    if spectators and tor is not None and tor.wanted:
-        raise UsageError(
-            "--spectators opens a watch port on your own address, which over Tor is hidden: "
-            "leave out --spectators (spectators can watch through the host)"
-        )
-    with joining_route(console, tor or TorPlan(), invite) as route:
-        return _run_joiner(
-            invite, route, key, driver, files, console, session, sink,
-            name=name, team=team, give_up=give_up, curve=curve, upnp=upnp,
-            refuse_hints=refuse_hints, ephemeral=ephemeral, identity=identity,
-            log_path=log_path, bot_level=bot_level, spectators=spectators,
-        )  # fmt: skip
-
-
-def _run_joiner(
-    invite: Invite,
-    via: JoinRoute,
-    key: Ed25519PrivateKey,
-    driver: Driver,
-    files: GameFiles,
-    console: Console,
-    session: Session | None,
-    sink: storage.LogWriter | None,
-    *,
-    name: str,
-    team: int | None,
-    give_up: float | None,
-    curve: bool,
-    upnp: bool,
-    refuse_hints: bool,
-    ephemeral: bool,
-    identity: Path | None,
-    log_path: Path | None,
-    bot_level: str | None = None,
-    spectators: int = 0,
-) -> int:
-    """`run_join` once the route to the host is known (`via.invite` is `invite` unless it goes
-    through Tor's forwarder)."""
-    route, fwd = via.invite, via.fwd
-    mapped = lan.map_mesh_port(console, invite) if upnp else None
-    joiner = build_joiner(
-        JoinSetup(
-            invite=route,
-            key=key,
-            driver=driver,
-            options=JoinOptions(
-                name=name,
-                team=team,
-                give_up=give_up,
-                curve=curve and invite.server_key != bytes(32),
-                refuse_hints=refuse_hints,
-                **route_options(fwd, invite),
-            ),
-            open_log=files.open_new,
-            session=session,
-            sink=sink,
-            mesh=mapped[0] if mapped is not None else tor_mesh(via.mesh),
-        )
-    )
-    where = joiner.invite if route is invite else invite  # over Tor: the onion, not 127.0.0.1
-    console.print(
-        Text(
-            f"joining {format_address((where.host, where.port))} "
-            f"as {shown(name, 40)} "
-            f"({fingerprint(raw_public(key))})…"
-        )
-    )
-    if spectators:  # TRANSPORT.md §12.6: our own watch port, so the host cannot hide the game
-        try:
-            port = joiner.open_watch_port(spectators, fingerprint(raw_public(key)))
-        except NetError:
-            joiner.close()
-            raise
-        console.print(
-            Text(
-                f"spectators may watch through you (at most {spectators}): zoo watch {port.invite}"
-            ),
-            soft_wrap=True,
-        )
-    mapping = mapped[1] if mapped is not None else None
-    try:
-        joiner.catch_up()
-        outcome = joiner.run()
-    finally:
-        if mapping is not None:
-            mapping.close()
-    if not outcome.finished and fwd is not None:  # an onion we never reached: Tor's reason
-        outcome = dataclasses.replace(outcome, reason=tor_reason(outcome.reason, fwd))
-    if joiner.other_game and log_path is not None:  # not "to continue this game: zoo resume"
-        raise NetError(
-            f"{log_path} is the log of another game, and the host at this invite is gathering "
-            "a new one: it turned us away; pass another --log (or move that file aside)"
-        )
-    return finish(
-        joiner,
-        outcome,
-        files.path,
-        console,
-        key_kept=not (ephemeral and identity is None),
-        identity=identity,
-        bot_level=bot_level,
-    )
 
 
 def run_resume(
@@ -681,7 +567,7 @@ def _resume_host(r: _Resumed, *, port: int | None, bind: str | None, give_up: fl
         except NetError:
             r.sink.close()
             raise
-        say = Console(stderr=True, highlight=False) if console.quiet else console
+        say = _loud(console)
         for n, pid in ended:  # a process of the user's ended: said even with --quiet
             line = f"ended bot {n} of the crashed host (process {pid}): it was still running"
             say.print(Text(line), style="yellow", soft_wrap=True)
@@ -709,10 +595,10 @@ def _resume_host(r: _Resumed, *, port: int | None, bind: str | None, give_up: fl
         ),
         console,
     )
-    here = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(where.bind, where.bind)
-    local = host.invite.with_addresses([(here, host.port)])
     if bots_dir is not None and bots_dir.is_dir():
-        r.procs = respawn(local, bots_dir, sidecar.bot_count, sidecar.bot_level)
+        r.procs = respawn(
+            _loopback_invite(host, where), bots_dir, sidecar.bot_count, sidecar.bot_level
+        )
         if r.procs:
             console.print(f"restarting our {len(r.procs)} bot(s)")
     host.start_if_ready()

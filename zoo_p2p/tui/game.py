@@ -29,15 +29,10 @@ from zoo_p2p.tui.facts import (
     short_narrate,
 )
 from zoo_p2p.tui.lobby import same_wait
-from zoo_p2p.tui.overlays import (
-    LEAVE_KEYS,
-    MovesOverlay,
-    Question,
-    TextOverlay,
-    help_text,
-    legend_text,
-)
-from zoo_p2p.tui.table import LocalTable, Table
+from zoo_p2p.tui.moveline import MOVE_STARTS, MoveLine
+from zoo_p2p.tui.movelist import MovesOverlay
+from zoo_p2p.tui.overlays import LEAVE_KEYS, Question, TextOverlay, help_text, legend_text
+from zoo_p2p.tui.table import Table, leave_words
 from zoo_p2p.tui.widgets import (
     CapturesPanel,
     CapturesView,
@@ -54,25 +49,6 @@ from zoo_p2p.tui.widgets import (
 )
 
 T = TypeVar("T")
-
-
-class MoveLine(Input):
-    """The move box. While the claim question is open and nothing is typed, c and w are its
-    answers (the screen's bindings), not letters: the question comes first. ``q``, ``?``, ``x``
-    ``h`` and ``l`` are never part of a move: they are the screen's keys here too."""
-
-    claim_open: Callable[[], bool] = staticmethod(lambda: False)
-
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        if character in ("c", "w") and not self.value and self.claim_open():
-            return False
-        if character is not None and character in COMMAND_KEYS:
-            return False
-        return super().check_consume_key(key, character)
-
-
-COMMAND_KEYS = frozenset("q?xhl")
-"""Keys that are commands wherever the focus is in the game (no move is written with them)."""
 
 
 class GameScreen(Screen[None]):
@@ -594,27 +570,12 @@ class GameScreen(Screen[None]):
         the focus has moved to the move box, and reach it after; they belong to the box."""
         self.forget_errors()  # the next key: the error on screen has been read
         board = self.query_one("#board", BoardView)
-        box = self.query_one("#command", Input)
+        box = self.query_one("#command", MoveLine)
         ch = event.character or ""
         if self.typing_pending or self.focused is box:
-            # keys of a burst typed faster than the focus moves to the typing line ("6@C3⏎"):
-            # every one is part of the move, digits included, and the Enter ends it; other
-            # keys (Escape, Tab) go on to the bindings of where the focus is now
-            if event.key == "enter":
-                event.stop()
-                event.prevent_default()
+            # keys of a burst typed faster than the focus moves to the typing line: the box's
+            if box.take_key(event):  # the Enter that submits the move
                 self.typing_pending = False
-                box.post_message(Input.Submitted(box, box.value))
-            elif event.key == "backspace":
-                event.stop()
-                event.prevent_default()
-                box.value = box.value[:-1]
-                box.cursor_position = len(box.value)
-            elif ch and ch.isprintable():
-                event.stop()
-                event.prevent_default()
-                box.value += ch
-                box.cursor_position = len(box.value)
             return
         if self.focused is not board:
             return
@@ -640,11 +601,8 @@ class GameScreen(Screen[None]):
         once) still reach the board, before and after the focus has moved: `board_key` appends
         them to the typing line, digits included, so none is lost or taken for a hand card.
         """
-        box = self.query_one("#command", Input)
-        box.value = prefix
-        box.cursor_position = len(box.value)
         self.typing_pending = True  # until the focus has really moved (on_descendant_focus)
-        box.focus()
+        self.query_one("#command", MoveLine).open_with(prefix)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """The focus has moved: keys now reach the widget they are meant for."""
@@ -725,29 +683,4 @@ class GameScreen(Screen[None]):
             else:
                 self.show()
 
-        self.app.push_screen(Question(self.leave_words(), LEAVE_KEYS), answered)
-
-    def leave_words(self) -> Text:
-        """What leaving does here, said before it is done."""
-        t = self.table
-        over = t.state.is_terminal() or t.ended() is not None or t.run_over
-        if not t.networked and isinstance(t, LocalTable):
-            return Text(
-                "Leave the game? A local game is not saved anywhere (it keeps no log): "
-                + ("it is over, nothing is lost." if over else "this one ends here for good.")
-            )
-        log = t.log_path()
-        where = f" The log is {shown(log, 200)}." if log else ""
-        if over:
-            return Text(
-                f"Leave? The game is over.{where.replace('The log is', 'Its log is saved:')}"
-            )
-        return Text(
-            "Leave the game? Leaving with q RESIGNS your seat: a stand-in plays it on to the "
-            "end, and the others finish the game. Ctrl-C instead leaves without resigning: "
-            f"the seat is kept, and `zoo resume` takes it back.{where}"
-        )
-
-
-MOVE_STARTS = frozenset("3456abcdeABCDE")
-"""Keys that start a move on the board (a hand card, or the column of a character to move)."""
+        self.app.push_screen(Question(leave_words(self.table), LEAVE_KEYS), answered)

@@ -278,3 +278,22 @@ class LocalTable(Table):
             bot_delay=self.bot_delay,
             make_bots=self.make_bots,
         )
+
+
+def leave_words(t: Table) -> Text:
+    """What leaving the game at table ``t`` does, said before it is done (its `q`)."""
+    over = t.state.is_terminal() or t.ended() is not None or t.run_over
+    if not t.networked and isinstance(t, LocalTable):
+        return Text(
+            "Leave the game? A local game is not saved anywhere (it keeps no log): "
+            + ("it is over, nothing is lost." if over else "this one ends here for good.")
+        )
+    log = t.log_path()
+    where = f" The log is {shown(log, 200)}." if log else ""
+    if over:
+        return Text(f"Leave? The game is over.{where.replace('The log is', 'Its log is saved:')}")
+    return Text(
+        "Leave the game? Leaving with q RESIGNS your seat: a stand-in plays it on to the "
+        "end, and the others finish the game. Ctrl-C instead leaves without resigning: "
+        f"the seat is kept, and `zoo resume` takes it back.{where}"
+    )
