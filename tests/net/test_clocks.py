@@ -71,7 +71,7 @@ def _game(
         # seats in order: wait until the host has seated this joiner before the next one knocks
         wait_for(
             lambda n=i + 2: f"lobby {n}" in (procs.tmp / "host.out").read_text(),
-            15,
+            START,  # the joiner's start-up, then its hello
             f"seat {i + 2} taken",
         )
     if kill_host:

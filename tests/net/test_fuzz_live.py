@@ -17,7 +17,7 @@ import msgpack
 import zmq
 from zmq.utils import z85
 
-from tests.net.harness import Procs, audit_file, log_len, wait_for
+from tests.net.harness import START, Procs, audit_file, log_len, wait_for
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.net.peer import Host, HostOptions, raw_public
@@ -154,7 +154,7 @@ def test_fuzz_a_live_host(procs: Procs) -> None:
     key_path = procs.tmp / "bot1.pem"
     key = load_or_create_identity(key_path)
     bot = procs.bot(invite_text, "bot1", "--identity", str(key_path), "--delay", "0.1")
-    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 3, 20, "the game to start")
+    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 3, START, "the game to start")
     rng = random.Random(8)
     kinds = sorted(wire._SCHEMA)
     sent = 0

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import signal
 
-from tests.net.harness import Procs, log_len, wait_for
+from tests.net.harness import START, Procs, log_len, wait_for
 
 
 def test_a_joiner_whose_host_left_says_only_that_the_host_left(procs: Procs) -> None:
     host, invite = procs.host("--players", "2", "--bot", "greedy", "--delay", "0.3")
     joiner = procs.bot(invite, "joiner", "--delay", "0.3", quiet=False)
-    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 8, 20, "the game under way")
+    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 8, START, "the game under way")
     joiner.send_signal(signal.SIGSTOP)
     try:
         host.send_signal(signal.SIGINT)

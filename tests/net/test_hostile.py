@@ -8,7 +8,7 @@ import msgpack
 import zmq
 from zmq.utils import z85
 
-from tests.net.harness import Procs, audit_file, log_len, wait_for
+from tests.net.harness import START, Procs, audit_file, log_len, wait_for
 from zoo_p2p.net import wire
 from zoo_p2p.net.invite import Invite
 from zoo_p2p.protocol.events import SeatInfo
@@ -97,7 +97,7 @@ def test_hostile_frames_do_not_stop_the_game(procs: Procs) -> None:
     key_path = procs.tmp / "bot1.pem"
     bot_key = load_or_create_identity(key_path)
     bot = procs.bot(invite_text, "bot1", "--identity", str(key_path))
-    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 8, 20, "the deal")
+    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 8, START, "the deal")
 
     ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     try:

@@ -73,9 +73,9 @@ def test_a_stolen_routing_id_neither_aborts_the_host_nor_takes_a_seat(procs: Pro
         invite_text, "victim", "--identity", str(procs.tmp / "victim.pem"), quiet=False
     )
     # seated first (the harness makes victim.err before the process even starts: no sign)
-    wait_for(lambda: "lobby: 2 of 3" in procs.text("victim"), 15, "the victim seated")
+    wait_for(lambda: "lobby: 2 of 3" in procs.text("victim"), START, "the victim seated")
     attacker = procs.bot(invite_text, "attacker", "--identity", str(procs.tmp / "attacker.pem"))
-    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 2, 20, "the game to start")
+    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 2, START, "the game to start")
 
     stolen = b"z" + raw_public(vkey)[:15]
     own = b"z" + raw_public(akey)[:15]
@@ -272,7 +272,7 @@ def test_resync_requests_are_rate_limited(procs: Procs) -> None:
     key_path = procs.tmp / "bot1.pem"
     key = load_or_create_identity(key_path)
     bot = procs.bot(invite_text, "bot1", "--identity", str(key_path))
-    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 4, 20, "the deal")
+    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 4, START, "the deal")
     ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     try:
         s, curve = _curve_dealer(ctx, inv)
@@ -396,7 +396,7 @@ def test_a_seat_flooding_forged_entries_does_not_stall_or_bloat_the_host(
     key_path = procs.tmp / "bot1.pem"
     key = load_or_create_identity(key_path)
     bot = procs.bot(invite_text, "bot1", "--identity", str(key_path), quiet=False)
-    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 6, 20, "the deal")
+    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 6, START, "the deal")
     from zoo_p2p.storage import read_log
 
     entries = read_log(procs.tmp / "host.zoolog").entries

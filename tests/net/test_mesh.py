@@ -93,7 +93,7 @@ def test_a_wrong_reveal_or_an_illegal_move_leaves_the_proof_on_every_honest_disk
     'host closed'."""
     host, invite = procs.host("--players", "3", "--bot", "greedy", "--delay", "0.03", "-v")
     honest = procs.bot(invite, "bot1", "--delay", "0.03", quiet=False)
-    wait_for(lambda: "lobby: 2 of 3" in procs.text("bot1"), 15, "bot1 in the lobby")
+    wait_for(lambda: "lobby: 2 of 3" in procs.text("bot1"), START, "bot1 in the lobby")
     mallory = _evil(
         procs, "join", mode, invite, "--log", str(procs.tmp / "mallory.zoolog"), name="m"
     )

@@ -52,7 +52,7 @@ def _seat_three_stalls(procs: Procs, *j2: str) -> tuple[Proc, list[Proc], str]:
         joiners.append(_run(procs, "join", mode, invite, "--log", log, *extra, name=name))
         wait_for(
             lambda n=i + 2: f"lobby {n}" in (procs.tmp / "host.out").read_text(),
-            15,
+            START,  # the joiner's start-up, then its hello
             f"seat {i + 2} taken",
         )
     wait_for(lambda: "stalling at a reveal" in _out(procs, "j2"), 40, "seat 3 to stall")

@@ -23,9 +23,9 @@ def test_lost_back_and_left_are_shown_on_the_host_and_the_other_joiner(procs: Pr
     invite = inv.read_text().strip()
     procs.bot(invite, "watcher", "--delay", "0.3", quiet=False)
     # seated, not merely started: else the staller may take seat 2 (Blue) first
-    wait_for(lambda: "lobby: 2 of 3" in procs.text("watcher"), 15, "the watcher seated")
+    wait_for(lambda: "lobby: 2 of 3" in procs.text("watcher"), START, "the watcher seated")
     staller = procs.bot(invite, "staller", "--delay", "0.3")
-    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 5, 20, "the game to start")
+    wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 5, START, "the game to start")
 
     def said(name: str, text: str) -> bool:
         return text in procs.text(name)
@@ -69,10 +69,10 @@ def test_a_joiner_interrupted_while_its_link_reconnects_is_shown_left(procs: Pro
     relay = Relay((inv.host, inv.port))
     try:
         procs.bot(str(inv), "watcher", "--delay", "0.3", quiet=False)
-        wait_for(lambda: "lobby: 2 of 3" in procs.text("watcher"), 15, "the watcher seated")
+        wait_for(lambda: "lobby: 2 of 3" in procs.text("watcher"), START, "the watcher seated")
         via = str(dataclasses.replace(inv, port=relay.port))
         leaver = procs.bot(via, "leaver", "--delay", "0.3", "-v", quiet=False)
-        wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 5, 20, "the game to start")
+        wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 5, START, "the game to start")
         relay.cut()
         wait_for(lambda: "reconnecting" in procs.text("leaver"), 15, "the leaver reconnecting")
         wait_for(lambda: relay.holding() > 0, 15, "the leaver's new connection")
@@ -99,7 +99,7 @@ def test_a_joiner_whose_host_is_gone_says_its_leave_was_not_heard(procs: Procs) 
     most 1.5 s, exits 130 and says honestly that its leave was not confirmed."""
     host, invite = procs.host("--players", "2", "--bot", "greedy", "--delay", "0.3")
     joiner = procs.bot(invite, "joiner", "--delay", "0.3", quiet=False)
-    wait_for(lambda: log_len(procs.tmp / "joiner.zoolog") >= 3, 20, "the game to start")
+    wait_for(lambda: log_len(procs.tmp / "joiner.zoolog") >= 3, START, "the game to start")
     host.kill()
     procs.wait(host, "host", 10)
     wait_for(lambda: "reconnecting" in procs.text("joiner"), 15, "the joiner reconnecting")

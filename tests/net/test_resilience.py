@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 
-from tests.net.harness import Procs, audit_file, log_len, wait_for
+from tests.net.harness import START, Procs, audit_file, log_len, wait_for
 from zoo_p2p.storage import read_log
 
 
@@ -28,7 +28,7 @@ def test_joiner_killed_and_restarted(procs: Procs) -> None:
     bot1 = procs.bot(invite, "bot1", "--identity", key, "--delay", "0.25")
     bot2 = procs.bot(invite, "bot2", quiet=False)
     log1 = procs.tmp / "bot1.zoolog"
-    wait_for(lambda: log_len(log1) >= 12 or bot1.poll() is not None, 20, "a game under way")
+    wait_for(lambda: log_len(log1) >= 12 or bot1.poll() is not None, START, "a game under way")
     assert bot1.poll() is None, procs.text("bot1")
     bot1.send_signal(signal.SIGKILL)
     bot1.wait(5)
@@ -51,7 +51,7 @@ def test_host_killed(procs: Procs) -> None:
     host, invite = procs.host("--players", "3", "--bot", "greedy", "--delay", "0.02")
     bots = [procs.bot(invite, f"bot{i}", "--give-up", "2") for i in (1, 2)]
     host_log = procs.tmp / "host.zoolog"
-    wait_for(lambda: log_len(host_log) >= 30 or host.poll() is not None, 20, "a game under way")
+    wait_for(lambda: log_len(host_log) >= 30 or host.poll() is not None, START, "a game under way")
     assert host.poll() is None, procs.text("host")
     host.send_signal(signal.SIGKILL)
     host.wait(5)
@@ -78,7 +78,7 @@ def test_host_killed_then_resumed(procs: Procs) -> None:
     host, invite = procs.host("--players", "2", "--bot", "greedy", "--delay", "0.05")
     bot = procs.bot(invite, "bot1")
     host_log = procs.tmp / "host.zoolog"
-    wait_for(lambda: log_len(host_log) >= 25 or host.poll() is not None, 20, "a game under way")
+    wait_for(lambda: log_len(host_log) >= 25 or host.poll() is not None, START, "a game under way")
     assert host.poll() is None, procs.text("host")
     host.send_signal(signal.SIGKILL)
     host.wait(5)
@@ -93,7 +93,7 @@ def test_a_joiner_leaving_the_lobby_gives_its_seat_back(procs: Procs) -> None:
     """Ctrl-C in the lobby says bye; the seat is freed and the game starts with the others."""
     host, invite = procs.host("--players", "3", "--bot", "greedy")
     early = procs.bot(invite, "early", quiet=False)
-    wait_for(lambda: "lobby: 2 of 3" in procs.text("early"), 15, "the early joiner seated")
+    wait_for(lambda: "lobby: 2 of 3" in procs.text("early"), START, "the early joiner seated")
     early.send_signal(signal.SIGINT)
     assert procs.wait(early, "early", timeout=10) != 0
     bots = [procs.bot(invite, f"bot{i}") for i in (1, 2)]

@@ -13,7 +13,7 @@ from pathlib import Path
 import zmq
 from zmq.utils import z85
 
-from tests.net.harness import ZOO, Procs, log_len, wait_for
+from tests.net.harness import START, ZOO, Procs, log_len, wait_for
 from tests.net.test_mesh import _convicted, _evil, _evil_host, _genesis_seats
 from zoo_p2p.net import messages, wire
 from zoo_p2p.net.invite import Invite
@@ -105,7 +105,7 @@ def test_a_spectator_keeps_the_proof_of_an_illegal_move(procs: Procs) -> None:
     watcher = _watch(procs, invite, "watcher")
     wait_for(lambda: "watching: 1 spectator" in procs.text("watcher"), 15, "the admission")
     honest = procs.bot(invite, "bot1", "--delay", "0.03", quiet=False)
-    wait_for(lambda: "lobby: 2 of 3" in procs.text("bot1"), 15, "bot1 in the lobby")
+    wait_for(lambda: "lobby: 2 of 3" in procs.text("bot1"), START, "bot1 in the lobby")
     mallory = _evil(
         procs, "join", "illegal", invite, "--log", str(procs.tmp / "mallory.zoolog"), name="m"
     )
