@@ -102,7 +102,11 @@ def test_cli_json() -> None:
 
 
 def test_cli_table_and_bad_level() -> None:
-    ok = CliRunner().invoke(app, ["arena", "--games", "3", "--levels", "greedy", "--players", "3"])
+    # --jobs 1: the games in this process (test_cli_json plays through the pool of processes,
+    # each of which imports the package: 2 s for what the table does not depend on)
+    ok = CliRunner().invoke(
+        app, ["arena", "--games", "3", "--levels", "greedy", "--players", "3", "--jobs", "1"]
+    )
     assert ok.exit_code == 0, ok.output
     assert "greedy" in ok.stdout and "Wilson" in ok.stdout
     bad = CliRunner().invoke(app, ["arena", "--games", "1", "--levels", "hard,wizard"])

@@ -6,6 +6,7 @@ new command without a line here fails."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -70,6 +71,31 @@ def _run(args: list[str], tmp: Path) -> tuple[int, str]:
     return r.returncode, r.stdout + r.stderr
 
 
+def _main(args: list[str], tmp: Path) -> tuple[int, str]:
+    """`_run` through `main()`, the console script's entry point, in this process (what it
+    writes and the status it exits with; test_verify_names_a_missing_file_before_auditing_any
+    runs the real process)."""
+    from zoo_p2p.cli.app import main
+
+    with pytest.MonkeyPatch.context() as mp, open(os.devnull) as devnull:
+        mp.setenv("ZOO_HOME", str(tmp / "home"))
+        mp.setenv("COLUMNS", "200")
+        mp.chdir(tmp)
+        mp.setattr("sys.argv", ["zoo", *args])
+        mp.setattr("sys.stdin", devnull)
+        out, err = io.StringIO(), io.StringIO()
+        mp.setattr("sys.stdout", out)
+        mp.setattr("sys.stderr", err)
+        try:
+            main()
+        except SystemExit as ended:
+            code = ended.code
+        else:
+            code = 0
+    assert isinstance(code, int), code
+    return code, out.getvalue() + err.getvalue()
+
+
 def test_every_command_of_zoo_help_has_its_cases() -> None:
     assert COMMANDS and set(COMMANDS) == set(WRONG_VALUE) == set(MISSING), COMMANDS
 
@@ -91,7 +117,7 @@ def test_a_missing_file_exits_2_in_one_wording(command: str, tmp_path: Path) -> 
         assert "LOG" not in usage and "FILE" not in usage, usage
         return
     missing = tmp_path / "no such dir" / "game.zoolog"
-    code, said = _run([command, *[str(missing) if a == "MISSING" else a for a in args]], tmp_path)
+    code, said = _main([command, *[str(missing) if a == "MISSING" else a for a in args]], tmp_path)
     assert code == exits.USAGE, (command, code, said)
     errors = [line for line in said.splitlines() if line.startswith("Error: ")]
     assert errors == [

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from cryptography.hazmat.primitives import serialization
 from rich.console import Console
 from typer.testing import CliRunner
@@ -47,30 +48,26 @@ def _unfinished(tmp_path: Path, role: str) -> tuple[Path, Path, Any]:
     return log, key, game.sessions[0]
 
 
-def test_the_hosts_key_does_not_resume_a_joiners_log(tmp_path: Path) -> None:
+def test_the_hosts_key_does_not_resume_a_joiners_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through `main()`, the console script's entry point, in this process (it is refused
+    before any network; test_a_seat_resumed_by_a_bot_says_so_in_its_resume_line runs `zoo
+    resume` as a real process)."""
+    from zoo_p2p.cli.app import main
+
     log, key, _ = _unfinished(tmp_path, "join")
     before = log.read_bytes()
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from zoo_p2p.cli.app import main; main()",
-            "resume",
-            "--plain",
-            "--give-up",
-            "0.5",
-            "--identity",
-            str(key),
-            str(log),
-        ],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)},
-    )
-    said = " ".join((r.stdout + r.stderr).split())
-    assert r.returncode == 1, said
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    argv = ["resume", "--plain", "--give-up", "0.5", "--identity", str(key), str(log)]
+    monkeypatch.setattr("sys.argv", ["zoo", *argv])
+    with open(os.devnull) as devnull, pytest.raises(SystemExit) as ended:
+        monkeypatch.setattr("sys.stdin", devnull)  # as the process had: stdin from /dev/null
+        main()
+    out, err = capsys.readouterr()
+    said = " ".join((out + err).split())
+    assert ended.value.code == 1, said
     assert "it is the log of a joiner, but your key plays the host's seat" in said, said
     assert "pass --identity" in said and "listening" not in said, said
     assert "Traceback" not in said and log.read_bytes() == before  # nothing written

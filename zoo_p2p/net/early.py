@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import zmq
 from zmq.utils import z85
@@ -27,6 +27,7 @@ __all__ = [
     "lobby_links",
     "lobby_wanted",
     "publisher",
+    "subscriber",
 ]
 
 log = logging.getLogger("zoo_p2p.net.mesh")
@@ -42,6 +43,29 @@ def limits(sock: zmq.Socket[bytes]) -> None:
     sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 3000)
     sock.setsockopt(zmq.HEARTBEAT_TTL, 6000)
+
+
+def subscriber(
+    ctx: zmq.Context[zmq.Socket[bytes]],
+    skey: bytes,
+    client: tuple[bytes, bytes] | None,
+    setup: Callable[[zmq.Socket[bytes]], None] = limits,
+) -> zmq.Socket[bytes]:
+    """A SUB for a seat's publisher whose CURVE server key is `skey`, not connected yet: its
+    limits set by `setup`, reconnecting within 100 ms to 1 s, over IPv6 too (a card may carry
+    an [IPv6] endpoint, issue 11), subscribed to everything. With `client` (our CURVE keys;
+    None: plain) only the holder of the card's secret key can complete its handshake: all the
+    socket receives comes from that seat (TRANSPORT.md §10.1)."""
+    sub = ctx.socket(zmq.SUB)
+    setup(sub)
+    sub.setsockopt(zmq.RECONNECT_IVL, 100)
+    sub.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+    sub.setsockopt(zmq.IPV6, 1)
+    if client is not None:
+        sub.curve_publickey, sub.curve_secretkey = client
+        sub.curve_serverkey = z85.encode(skey)
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    return sub
 
 
 def publisher(
@@ -103,15 +127,7 @@ class EarlyLinks:
                 continue
             if not endpoint_ok(ep) or len(skey) != 32:
                 continue
-            sub = self.ctx.socket(zmq.SUB)
-            limits(sub)
-            sub.setsockopt(zmq.RECONNECT_IVL, 100)
-            sub.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
-            sub.setsockopt(zmq.IPV6, 1)
-            if self.curve:
-                sub.curve_publickey, sub.curve_secretkey = self.client
-                sub.curve_serverkey = z85.encode(skey)
-            sub.setsockopt(zmq.SUBSCRIBE, b"")
+            sub = subscriber(self.ctx, skey, self.client if self.curve else None)
             try:
                 sub.connect(ep)
             except zmq.ZMQError as exc:

@@ -69,6 +69,7 @@ from zoo_p2p.net.cards import (
 from zoo_p2p.net.early import HINT_BUFFER, HINT_BYTES, HINT_TTL, MESH_HWM, EarlyLinks
 from zoo_p2p.net.early import limits as _limits
 from zoo_p2p.net.early import publisher as _publisher
+from zoo_p2p.net.early import subscriber as _subscriber
 from zoo_p2p.net.gossip import (
     ASK_AGAIN,
     GAP_GRACE,
@@ -303,17 +304,7 @@ class Mesh(MeshCore[zmq.Socket[bytes]]):
         if route is None:
             return None
         target, fwd = route
-        sub = self.ctx.socket(zmq.SUB)
-        _limits(sub)
-        sub.setsockopt(zmq.RECONNECT_IVL, 100)
-        sub.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
-        sub.setsockopt(zmq.IPV6, 1)  # a card may carry an [IPv6] endpoint (issue 11)
-        if self.curve:
-            # only the holder of the card's secret key can complete this handshake: everything
-            # this socket receives comes from that seat
-            sub.curve_publickey, sub.curve_secretkey = self._client
-            sub.curve_serverkey = z85.encode(skey)
-        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub = _subscriber(self.ctx, skey, self._client if self.curve else None)
         try:
             sub.connect(target)
         except zmq.ZMQError as exc:

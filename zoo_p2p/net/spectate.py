@@ -23,13 +23,13 @@ from typing import Any
 
 import zmq
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from zmq.utils import z85
 
 from zoo_p2p.driver import Outcome
 from zoo_p2p.errors import RemoteProtocolError
 from zoo_p2p.net import evidence, messages, wire
 from zoo_p2p.net.bucket import Bucket
 from zoo_p2p.net.cards import Card, CardBook
+from zoo_p2p.net.early import subscriber
 from zoo_p2p.net.mesh import HEAD_EVERY, LIVE, MESH_HWM, Verdict, pack
 from zoo_p2p.net.messages import (
     MeshCard,
@@ -52,6 +52,16 @@ log = logging.getLogger("zoo_p2p.net.spectate")
 
 MSGS_PER_S = 2000.0  # messages read per publisher and second (as a seat reads, §10.6)
 PROOFS_PER_S = 1.0  # received proofs checked per source and second (burst 2)
+
+
+def _watch_limits(sub: zmq.Socket[bytes]) -> None:
+    """A spectator's SUB: closed at once, nothing to send but its subscription (no SNDHWM)."""
+    sub.setsockopt(zmq.LINGER, 0)
+    sub.setsockopt(zmq.MAXMSGSIZE, wire.MAX_FRAME)
+    sub.setsockopt(zmq.RCVHWM, MESH_HWM)
+    sub.setsockopt(zmq.HEARTBEAT_IVL, 1000)
+    sub.setsockopt(zmq.HEARTBEAT_TIMEOUT, 3000)
+    sub.setsockopt(zmq.HEARTBEAT_TTL, 6000)
 
 
 def watcher_session(genesis: bytes) -> Session:
@@ -157,22 +167,8 @@ class Witness:
         if route is None:
             return None
         target, fwd = route
-        sub = self.owner.ctx.socket(zmq.SUB)
-        sub.setsockopt(zmq.LINGER, 0)
-        sub.setsockopt(zmq.MAXMSGSIZE, wire.MAX_FRAME)
-        sub.setsockopt(zmq.RCVHWM, MESH_HWM)
-        sub.setsockopt(zmq.HEARTBEAT_IVL, 1000)
-        sub.setsockopt(zmq.HEARTBEAT_TIMEOUT, 3000)
-        sub.setsockopt(zmq.HEARTBEAT_TTL, 6000)
-        sub.setsockopt(zmq.RECONNECT_IVL, 100)
-        sub.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
-        sub.setsockopt(zmq.IPV6, 1)
-        if self.owner.options.curve:
-            # only the holder of the card's secret key completes this handshake: all this
-            # socket receives comes from that seat (TRANSPORT.md §10.1)
-            sub.curve_publickey, sub.curve_secretkey = self._client
-            sub.curve_serverkey = z85.encode(skey)
-        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        client = self._client if self.owner.options.curve else None
+        sub = subscriber(self.owner.ctx, skey, client, setup=_watch_limits)
         try:
             sub.connect(target)
         except zmq.ZMQError as exc:
