@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import signal
 
 import msgpack
 import zmq
@@ -91,14 +92,20 @@ def test_hostile_frames_do_not_stop_the_game(procs: Procs) -> None:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     host, invite_text = procs.host(
-        "--players", "2", "--bot", "greedy", "--delay", "0.03", "--verbose"
-    )
+        "--players", "2", "--bot", "greedy", "--delay", "0.03", "--verbose",
+        "--reveal-time", "600",
+    )  # fmt: skip
     inv = Invite.parse(invite_text)
     key_path = procs.tmp / "bot1.pem"
     bot_key = load_or_create_identity(key_path)
     bot = procs.bot(invite_text, "bot1", "--identity", str(key_path))
     wait_for(lambda: log_len(procs.tmp / "host.zoolog") >= 8, START, "the deal")
-
+    # The game stays unfinished until the hostile input is all in: the honest bot is stopped
+    # (SIGSTOP) meanwhile, so the game waits for it. At full speed the game ended 0.6-1 s after
+    # the last of it on a quiet machine, and a loaded one could end it first (then the host is
+    # gone before the resync, and the replays never reach its session). The reveal clock is
+    # 600 s, so that no clock runs out on the stopped bot.
+    bot.send_signal(signal.SIGSTOP)
     ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     try:
         # 1. no CURVE at all, and CURVE with a wrong server key: the handshake fails
@@ -143,6 +150,7 @@ def test_hostile_frames_do_not_stop_the_game(procs: Procs) -> None:
         thief.close()
     finally:
         ctx.destroy(linger=0)
+        bot.send_signal(signal.SIGCONT)
 
     assert procs.wait(bot, "bot1") == 0, procs.text("bot1")
     assert procs.wait(host, "host") == 0, procs.text("host")
